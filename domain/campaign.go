@@ -1,0 +1,122 @@
+package domain
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// CampaignStatus is where a campaign is in its life: draft, active, paused or
+// archived. Only active campaigns send.
+type CampaignStatus struct{ s string }
+
+// The campaign statuses.
+var (
+	CampaignDraft    = CampaignStatus{"draft"}
+	CampaignActive   = CampaignStatus{"active"}
+	CampaignPaused   = CampaignStatus{"paused"}
+	CampaignArchived = CampaignStatus{"archived"}
+)
+
+// ParseCampaignStatus parses a stored or requested status.
+func ParseCampaignStatus(s string) (CampaignStatus, error) {
+	for _, c := range []CampaignStatus{CampaignDraft, CampaignActive, CampaignPaused, CampaignArchived} {
+		if s == c.s {
+			return c, nil
+		}
+	}
+	return CampaignStatus{}, InvalidParameter("status", "status must be one of draft, active, paused, archived")
+}
+
+func (s CampaignStatus) String() string { return s.s }
+
+// IsZero reports whether s is the zero value.
+func (s CampaignStatus) IsZero() bool { return s.s == "" }
+
+// Campaign is an API campaign: an approved template plus the meaning of each
+// of its placeholders, through which integrators send messages.
+type Campaign struct {
+	ID        CampaignID
+	Workspace WorkspaceID
+	Name      string
+	Template  Template
+	Status    CampaignStatus
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// NewCampaign makes a draft campaign.
+func NewCampaign(id CampaignID, ws WorkspaceID, name string, tmpl Template, now time.Time) (Campaign, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || utf8.RuneCountInString(name) > 200 {
+		return Campaign{}, InvalidParameter("name", "a campaign needs a name of 1 to 200 characters")
+	}
+	if tmpl.Name == "" {
+		return Campaign{}, InvalidParameter("template", "a campaign needs a template")
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	return Campaign{ID: id, Workspace: ws, Name: name, Template: tmpl, Status: CampaignDraft,
+		CreatedAt: now, UpdatedAt: now}, nil
+}
+
+// Activate lets the campaign send. Drafts and paused campaigns can be
+// activated; archived ones cannot. Activating an active campaign is a no-op.
+func (c *Campaign) Activate(now time.Time) error {
+	return c.moveTo(CampaignActive, now, CampaignDraft, CampaignPaused, CampaignActive)
+}
+
+// Pause stops the campaign's sends until it is activated again.
+func (c *Campaign) Pause(now time.Time) error {
+	return c.moveTo(CampaignPaused, now, CampaignActive, CampaignPaused)
+}
+
+// Archive retires the campaign for good.
+func (c *Campaign) Archive(now time.Time) error {
+	return c.moveTo(CampaignArchived, now, CampaignDraft, CampaignActive, CampaignPaused, CampaignArchived)
+}
+
+func (c *Campaign) moveTo(to CampaignStatus, now time.Time, from ...CampaignStatus) error {
+	for _, f := range from {
+		if c.Status == f {
+			if c.Status != to {
+				c.Status = to
+				c.UpdatedAt = now.UTC().Truncate(time.Microsecond)
+			}
+			return nil
+		}
+	}
+	return InvalidTransition("campaign", c.Status.String(), to.String())
+}
+
+// Prepared is a message ready to be stored: the template rendered with its
+// variables and the checked media header.
+type Prepared struct {
+	Variables      []string
+	MediaHeaderURL string
+	RenderedBody   string
+}
+
+// Prepare runs the campaign's checks on one send, in DESIGN's order: the
+// campaign is active, the variables fit the template, and the media header
+// matches the template's header format.
+func (c Campaign) Prepare(vars []string, mediaURL string) (Prepared, error) {
+	if c.Status != CampaignActive {
+		return Prepared{}, CampaignNotActive(c.Status)
+	}
+	if err := c.Template.CheckVariables(vars); err != nil {
+		return Prepared{}, err
+	}
+	if c.Template.HeaderFormat.IsMedia() {
+		if mediaURL == "" {
+			return Prepared{}, &Error{Code: CodeMediaHeaderRequired, Param: "mediaHeaderUrl",
+				Detail: "the template has a " + c.Template.HeaderFormat.String() + " header; give its URL in mediaHeaderUrl"}
+		}
+		if err := CheckMediaURL(mediaURL); err != nil {
+			return Prepared{}, err
+		}
+	} else if mediaURL != "" {
+		return Prepared{}, &Error{Code: CodeMediaHeaderNotAllowed, Param: "mediaHeaderUrl",
+			Detail: "the template has no media header; leave mediaHeaderUrl out"}
+	}
+	return Prepared{Variables: vars, MediaHeaderURL: mediaURL, RenderedBody: c.Template.Render(vars)}, nil
+}

@@ -1,0 +1,142 @@
+package domain
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Code is a stable, snake_case error code. Its value is the wire code that
+// clients see in problem+json bodies; it never changes once released.
+type Code string
+
+// The codes owned by the domain. Transport codes (invalid_json, …) belong to
+// the HTTP adapter and infrastructure codes to ports.
+const (
+	CodeInvalidAPIKey          Code = "invalid_api_key"
+	CodeInvalidPhoneNumber     Code = "invalid_phone_number"
+	CodeCampaignNotFound       Code = "campaign_not_found"
+	CodeContactNotFound        Code = "contact_not_found"
+	CodeMessageNotFound        Code = "message_not_found"
+	CodeKeyNotFound            Code = "key_not_found"
+	CodeWorkspaceNotFound      Code = "workspace_not_found"
+	CodeCampaignNotActive      Code = "campaign_not_active"
+	CodeContactOptedOut        Code = "contact_opted_out"
+	CodeVariablesMismatch      Code = "variables_mismatch"
+	CodeMediaHeaderRequired    Code = "media_header_required"
+	CodeMediaHeaderNotAllowed  Code = "media_header_not_allowed"
+	CodeInvalidMediaURL        Code = "invalid_media_url"
+	CodeUnsupportedMediaFormat Code = "unsupported_media_format"
+	CodeMediaUnreachable       Code = "media_unreachable"
+	CodeInvalidParameter       Code = "invalid_parameter"
+	CodeInvalidTransition      Code = "invalid_transition"
+	CodeConflict               Code = "conflict"
+)
+
+// Codes lists every code the domain defines, so the HTTP adapter's tests can
+// prove each has a status.
+func Codes() []Code {
+	return []Code{
+		CodeInvalidAPIKey, CodeInvalidPhoneNumber, CodeCampaignNotFound,
+		CodeContactNotFound, CodeMessageNotFound, CodeKeyNotFound,
+		CodeWorkspaceNotFound, CodeCampaignNotActive, CodeContactOptedOut,
+		CodeVariablesMismatch, CodeMediaHeaderRequired, CodeMediaHeaderNotAllowed,
+		CodeInvalidMediaURL, CodeUnsupportedMediaFormat, CodeMediaUnreachable,
+		CodeInvalidParameter, CodeInvalidTransition, CodeConflict,
+	}
+}
+
+// Error is a domain error with a stable code, the offending parameter when
+// there is one, and a human-readable detail.
+type Error struct {
+	Code   Code
+	Param  string
+	Detail string
+}
+
+func (e *Error) Error() string {
+	s := string(e.Code)
+	if e.Param != "" {
+		s += " (" + e.Param + ")"
+	}
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+// Is reports whether target is a domain error with the same code, so
+// errors.Is(err, ErrCampaignNotFound) holds whatever the param or detail.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Sentinels, one per code, for errors.Is.
+var (
+	ErrInvalidAPIKey         = &Error{Code: CodeInvalidAPIKey, Detail: "the API key is not valid"}
+	ErrInvalidPhoneNumber    = &Error{Code: CodeInvalidPhoneNumber}
+	ErrCampaignNotFound      = &Error{Code: CodeCampaignNotFound, Detail: "no campaign with this id"}
+	ErrContactNotFound       = &Error{Code: CodeContactNotFound, Detail: "no contact with this phone number or id"}
+	ErrMessageNotFound       = &Error{Code: CodeMessageNotFound, Detail: "no message with this id"}
+	ErrKeyNotFound           = &Error{Code: CodeKeyNotFound, Detail: "no API key with this id"}
+	ErrWorkspaceNotFound     = &Error{Code: CodeWorkspaceNotFound, Detail: "no workspace with this id"}
+	ErrCampaignNotActive     = &Error{Code: CodeCampaignNotActive}
+	ErrContactOptedOut       = &Error{Code: CodeContactOptedOut, Detail: "the recipient opted out of messages"}
+	ErrVariablesMismatch     = &Error{Code: CodeVariablesMismatch}
+	ErrMediaHeaderRequired   = &Error{Code: CodeMediaHeaderRequired}
+	ErrMediaHeaderNotAllowed = &Error{Code: CodeMediaHeaderNotAllowed}
+	ErrInvalidMediaURL       = &Error{Code: CodeInvalidMediaURL}
+	ErrUnsupportedMediaFmt   = &Error{Code: CodeUnsupportedMediaFormat}
+	ErrMediaUnreachable      = &Error{Code: CodeMediaUnreachable}
+	ErrInvalidParameter      = &Error{Code: CodeInvalidParameter}
+	ErrInvalidTransition     = &Error{Code: CodeInvalidTransition}
+	ErrConflict              = &Error{Code: CodeConflict}
+)
+
+// NotFound returns the not-found error for what, keeping the sentinel's
+// detail. Repositories use it so every adapter answers alike.
+func NotFound(sentinel *Error) *Error { return &Error{Code: sentinel.Code, Detail: sentinel.Detail} }
+
+// InvalidParameter reports a bad value of a named parameter.
+func InvalidParameter(param, detail string) *Error {
+	return &Error{Code: CodeInvalidParameter, Param: param, Detail: detail}
+}
+
+// VariablesMismatch reports a wrong number of template variables.
+func VariablesMismatch(want, got int) *Error {
+	return &Error{Code: CodeVariablesMismatch, Param: "variables",
+		Detail: fmt.Sprintf("the template has %d placeholder%s but %d variable%s given",
+			want, plural(want), got, pluralVerb(got))}
+}
+
+// VariableInvalid reports a bad value at a 1-based placeholder position.
+func VariableInvalid(position int, why string) *Error {
+	return &Error{Code: CodeVariablesMismatch, Param: "variables",
+		Detail: "variable {{" + strconv.Itoa(position) + "}} " + why}
+}
+
+// CampaignNotActive says which status the campaign is in.
+func CampaignNotActive(status CampaignStatus) *Error {
+	return &Error{Code: CodeCampaignNotActive, Param: "campaignId",
+		Detail: "the campaign is " + status.String() + "; only active campaigns send"}
+}
+
+// InvalidTransition says that an object cannot move from one state to another.
+func InvalidTransition(what, from, to string) *Error {
+	return &Error{Code: CodeInvalidTransition,
+		Detail: fmt.Sprintf("a %s cannot go from %s to %s", what, from, to)}
+}
+
+func pluralVerb(n int) string {
+	if n == 1 {
+		return " was"
+	}
+	return "s were"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

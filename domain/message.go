@@ -1,0 +1,164 @@
+package domain
+
+import (
+	"time"
+)
+
+// MessageStatus is where a message is on its way to the recipient.
+type MessageStatus struct{ s string }
+
+// The message statuses, in the order they are reached. Failed is terminal and
+// may follow any status before read.
+var (
+	StatusQueued    = MessageStatus{"queued"}
+	StatusSending   = MessageStatus{"sending"}
+	StatusSent      = MessageStatus{"sent"}
+	StatusDelivered = MessageStatus{"delivered"}
+	StatusRead      = MessageStatus{"read"}
+	StatusFailed    = MessageStatus{"failed"}
+)
+
+// MessageStatuses lists every status in lifecycle order.
+func MessageStatuses() []MessageStatus {
+	return []MessageStatus{StatusQueued, StatusSending, StatusSent, StatusDelivered, StatusRead, StatusFailed}
+}
+
+// ParseMessageStatus parses a stored or reported status.
+func ParseMessageStatus(s string) (MessageStatus, error) {
+	for _, m := range MessageStatuses() {
+		if s == m.s {
+			return m, nil
+		}
+	}
+	return MessageStatus{}, InvalidParameter("status", "unknown message status "+s)
+}
+
+func (s MessageStatus) String() string { return s.s }
+
+// IsZero reports whether s is the zero value.
+func (s MessageStatus) IsZero() bool { return s.s == "" }
+
+// IsTerminal reports whether nothing can move the message on from s.
+func (s MessageStatus) IsTerminal() bool { return s == StatusRead || s == StatusFailed }
+
+func (s MessageStatus) rank() int {
+	switch s {
+	case StatusQueued:
+		return 1
+	case StatusSending:
+		return 2
+	case StatusSent:
+		return 3
+	case StatusDelivered:
+		return 4
+	case StatusRead:
+		return 5
+	}
+	return 0
+}
+
+// StatusChange is one entry of a message's status history.
+type StatusChange struct {
+	Status MessageStatus
+	At     time.Time
+}
+
+// Failure is why a message failed: the provider's error code and title.
+type Failure struct {
+	Code  int
+	Title string
+}
+
+// Message is one template message to one recipient.
+type Message struct {
+	ID             MessageID
+	Workspace      WorkspaceID
+	CampaignID     CampaignID
+	ContactID      ContactID
+	KeyID          KeyID
+	Mode           KeyMode
+	Phone          PhoneNumber
+	TemplateName   string
+	Language       string
+	HeaderFormat   HeaderFormat
+	Variables      []string
+	MediaHeaderURL string
+	RenderedBody   string
+	Status         MessageStatus
+	History        []StatusChange
+	ProviderID     string // Meta's wamid, once sent
+	Failure        *Failure
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// NewMessage makes a queued message from a campaign's prepared send.
+func NewMessage(id MessageID, c Campaign, contact Contact, p Principal, prep Prepared, now time.Time) Message {
+	now = now.UTC().Truncate(time.Microsecond)
+	return Message{
+		ID: id, Workspace: c.Workspace, CampaignID: c.ID, ContactID: contact.ID,
+		KeyID: p.Key, Mode: p.Mode, Phone: contact.Phone,
+		TemplateName: c.Template.Name, Language: c.Template.Language, HeaderFormat: c.Template.HeaderFormat,
+		Variables: prep.Variables, MediaHeaderURL: prep.MediaHeaderURL, RenderedBody: prep.RenderedBody,
+		Status:    StatusQueued,
+		History:   []StatusChange{{Status: StatusQueued, At: now}},
+		CreatedAt: now, UpdatedAt: now,
+	}
+}
+
+// Advance records that the message reached status at the given time. Status
+// only moves forward: a late or repeated event is kept in the history (once)
+// but does not move the status back, and nothing moves a failed or read
+// message. failure is recorded when status is failed and the move happens.
+// Advance reports whether the message changed at all.
+func (m *Message) Advance(status MessageStatus, at time.Time, failure *Failure) bool {
+	if status.IsZero() {
+		return false
+	}
+	for _, h := range m.History {
+		if h.Status == status {
+			return false // a duplicate event changes nothing
+		}
+	}
+	at = at.UTC().Truncate(time.Microsecond)
+	m.History = append(m.History, StatusChange{Status: status, At: at})
+	sortHistory(m.History)
+	if at.After(m.UpdatedAt) {
+		m.UpdatedAt = at
+	}
+	switch {
+	case m.Status.IsTerminal():
+	case status == StatusFailed:
+		m.Status = StatusFailed
+		if failure != nil {
+			f := *failure
+			m.Failure = &f
+		}
+	case status.rank() > m.Status.rank():
+		m.Status = status
+	}
+	return true
+}
+
+// sortHistory orders entries by time, then by lifecycle order for ties.
+func sortHistory(h []StatusChange) {
+	for i := 1; i < len(h); i++ {
+		for j := i; j > 0 && historyLess(h[j], h[j-1]); j-- {
+			h[j], h[j-1] = h[j-1], h[j]
+		}
+	}
+}
+
+func historyLess(a, b StatusChange) bool {
+	if !a.At.Equal(b.At) {
+		return a.At.Before(b.At)
+	}
+	ra, rb := a.Status.rank(), b.Status.rank()
+	if a.Status == StatusFailed {
+		ra = 6
+	}
+	if b.Status == StatusFailed {
+		rb = 6
+	}
+	return ra < rb
+}

@@ -1,0 +1,134 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/heraldhq/herald/domain"
+)
+
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/workspace_repository.go . WorkspaceRepository
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/key_repository.go . KeyRepository
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/campaign_repository.go . CampaignRepository
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/contact_repository.go . ContactRepository
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/message_repository.go . MessageRepository
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/message_queue.go . MessageQueue
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/conversation_repository.go . ConversationRepository
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/pinger.go . Pinger
+
+// Conventions for every repository:
+//   - The workspace id follows ctx, and an object of another workspace is
+//     reported exactly like a missing one: the entity's not-found error
+//     (domain.ErrCampaignNotFound, …).
+//   - Update methods run fn on the current value inside one atomic
+//     read-modify-write and store the result only if fn returns nil.
+//   - Times are stored in UTC with microsecond precision.
+//   - ports.ErrUnavailable (wrapped) means the store could not be reached.
+
+// Page asks for one page of a list, newest first. Cursor is the opaque value
+// a previous page returned; empty asks for the first page.
+type Page struct {
+	Cursor string
+	Limit  int
+}
+
+// WorkspaceRepository stores workspaces.
+type WorkspaceRepository interface {
+	CreateWorkspace(ctx context.Context, w domain.Workspace) error
+	GetWorkspace(ctx context.Context, id domain.WorkspaceID) (domain.Workspace, error)
+	// EnsureDefaultWorkspace returns the default workspace, storing
+	// candidate as the default first if there is none yet. Concurrent calls
+	// agree on one default.
+	EnsureDefaultWorkspace(ctx context.Context, candidate domain.Workspace) (domain.Workspace, error)
+}
+
+// KeyRepository stores API keys (never their tokens).
+type KeyRepository interface {
+	// CreateKey stores a key; identifiers are unique.
+	CreateKey(ctx context.Context, k domain.APIKey) error
+	// GetKeyByIdentifier is the authentication lookup, one index hit, across
+	// workspaces: the identifier is globally unique.
+	GetKeyByIdentifier(ctx context.Context, identifier string) (domain.APIKey, error)
+	GetKey(ctx context.Context, ws domain.WorkspaceID, id domain.KeyID) (domain.APIKey, error)
+	// ListKeys lists a workspace's keys, newest first.
+	ListKeys(ctx context.Context, ws domain.WorkspaceID) ([]domain.APIKey, error)
+	UpdateKey(ctx context.Context, ws domain.WorkspaceID, id domain.KeyID, fn func(*domain.APIKey) error) (domain.APIKey, error)
+	// TouchKeys records last use times in one batch; a time earlier than the
+	// stored one is ignored, and unknown ids are skipped.
+	TouchKeys(ctx context.Context, lastUsed map[domain.KeyID]time.Time) error
+}
+
+// CampaignRepository stores campaigns.
+type CampaignRepository interface {
+	CreateCampaign(ctx context.Context, c domain.Campaign) error
+	GetCampaign(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (domain.Campaign, error)
+	// ListCampaigns returns one page newest first and the cursor of the next
+	// page, empty on the last.
+	ListCampaigns(ctx context.Context, ws domain.WorkspaceID, p Page) ([]domain.Campaign, string, error)
+	UpdateCampaign(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, fn func(*domain.Campaign) error) (domain.Campaign, error)
+}
+
+// ContactRepository stores contacts, unique by phone number per workspace.
+type ContactRepository interface {
+	// CreateContact stores a new contact; a second contact with the same
+	// phone number in the workspace is domain.ErrConflict.
+	CreateContact(ctx context.Context, c domain.Contact) error
+	GetContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.Contact, error)
+	GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error)
+	UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error)
+}
+
+// MessageRepository stores messages and their status history.
+type MessageRepository interface {
+	// CreateMessage stores a new message and makes it due for sending now.
+	CreateMessage(ctx context.Context, m domain.Message) error
+	GetMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID) (domain.Message, error)
+	// LocateMessage finds a message for a provider event, across workspaces:
+	// by id when id is not empty, otherwise by the provider's message id.
+	LocateMessage(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error)
+	UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID, fn func(*domain.Message) error) (domain.Message, error)
+	// CountMessagesByStatus counts a campaign's messages per current status.
+	CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error)
+}
+
+// Claim asks for due messages on behalf of one dispatcher.
+type Claim struct {
+	Owner      string    // who holds the lease
+	Now        time.Time // messages due at or before now are claimed
+	LeaseUntil time.Time // the lease ends then unless released
+	Limit      int
+}
+
+// Claimed is a message leased to a dispatcher, with the number of this
+// attempt (1 for the first).
+type Claimed struct {
+	Message domain.Message
+	Attempt int
+}
+
+// MessageQueue hands due messages to dispatchers under a lease.
+type MessageQueue interface {
+	// ClaimMessages leases up to Limit due messages, oldest first, that no
+	// live lease holds: those due at or before Now whose lease is absent or
+	// expired. Claimed messages move to sending (recorded once in their
+	// history). Two concurrent claims never return the same message.
+	ClaimMessages(ctx context.Context, c Claim) ([]Claimed, error)
+	// ReleaseMessage ends owner's lease on a message. With retryAt nil the
+	// message is no longer due; otherwise it is due again at retryAt. A
+	// release by anyone but the lease holder changes nothing.
+	ReleaseMessage(ctx context.Context, id domain.MessageID, owner string, retryAt *time.Time) error
+}
+
+// ConversationRepository stores contacts' conversation threads.
+type ConversationRepository interface {
+	AppendEntry(ctx context.Context, e domain.Entry) error
+	// ListEntries returns one page of a contact's thread newest first, and
+	// the cursor of the next page (empty on the last). Outbound entries carry
+	// the current status of their message.
+	ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p Page) ([]domain.Entry, string, error)
+}
+
+// Pinger reports whether the store can be reached, for readiness checks.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}

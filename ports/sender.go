@@ -1,0 +1,84 @@
+package ports
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/heraldhq/herald/domain"
+)
+
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/whatsapp_sender.go . WhatsAppSender
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/status_sink.go . StatusSink
+
+// OutboundMessage is one template message as a sender needs it.
+type OutboundMessage struct {
+	ID             domain.MessageID // echoed by the provider in status events
+	To             domain.PhoneNumber
+	TemplateName   string
+	Language       string
+	HeaderFormat   domain.HeaderFormat
+	MediaHeaderURL string
+	Variables      []string
+}
+
+// SendResult is the provider's acceptance of a message.
+type SendResult struct {
+	ProviderID string // Meta's wamid
+	WaID       string // the recipient's WhatsApp id
+}
+
+// WhatsAppSender hands template messages to WhatsApp (or the sandbox). A
+// returned error is a *SendError that says how to handle it.
+type WhatsAppSender interface {
+	Send(ctx context.Context, m OutboundMessage) (SendResult, error)
+}
+
+// SendErrorClass says how a failed send is handled.
+type SendErrorClass string
+
+// The classes of send failure.
+const (
+	ClassRetryable   SendErrorClass = "retryable"    // try again later, with backoff
+	ClassThrottled   SendErrorClass = "throttled"    // the sender number is over its rate
+	ClassPairLimited SendErrorClass = "pair_limited" // too many messages to this recipient
+	ClassPermanent   SendErrorClass = "permanent"    // the message fails with the provider's code
+	ClassAuth        SendErrorClass = "auth"         // credentials are wrong: stop sending
+)
+
+// SendError is a classified send failure.
+type SendError struct {
+	Class      SendErrorClass
+	Code       int    // the provider's error code, when it gave one
+	Title      string // the provider's error title
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *SendError) Error() string {
+	s := fmt.Sprintf("send failed (%s)", e.Class)
+	if e.Code != 0 {
+		s += fmt.Sprintf(": %d %s", e.Code, e.Title)
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *SendError) Unwrap() error { return e.Err }
+
+// StatusEvent is a provider's report that a message reached a status: from
+// Meta's webhooks or from the sandbox, through the same pipeline.
+type StatusEvent struct {
+	MessageID  domain.MessageID // from biz_opaque_callback_data, when present
+	ProviderID string           // the wamid
+	Status     domain.MessageStatus
+	At         time.Time
+	Failure    *domain.Failure // when Status is failed
+}
+
+// StatusSink takes status events and applies them to messages.
+type StatusSink interface {
+	RecordStatus(ctx context.Context, e StatusEvent) error
+}

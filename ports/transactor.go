@@ -1,0 +1,24 @@
+package ports
+
+import "context"
+
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/transactor.go . Transactor
+
+// Repos are the repositories bound to one transaction.
+type Repos struct {
+	Workspaces    WorkspaceRepository
+	Keys          KeyRepository
+	Campaigns     CampaignRepository
+	Contacts      ContactRepository
+	Messages      MessageRepository
+	Queue         MessageQueue
+	Conversations ConversationRepository
+}
+
+// Transactor runs a unit of work atomically.
+type Transactor interface {
+	// WithinTx runs fn with repositories bound to one transaction. If fn
+	// returns an error or panics, every write is rolled back; otherwise the
+	// transaction commits and the commit's error is returned.
+	WithinTx(ctx context.Context, fn func(ctx context.Context, r Repos) error) error
+}
