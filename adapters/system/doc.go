@@ -1,0 +1,3 @@
+// Package system implements the clock and identifier ports with the real
+// clock and crypto/rand.
+package system

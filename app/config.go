@@ -1,0 +1,43 @@
+package app
+
+import "time"
+
+// Config tunes the use cases. cmd/herald fills it from flags and HERALD_*
+// variables; zero fields take the defaults below.
+type Config struct {
+	KeyCacheTTL         time.Duration // how long a verified key is trusted before it is read again
+	KeyNegativeTTL      time.Duration // how long an unknown identifier is remembered
+	KeyCacheSize        int           // most keys cached at once
+	LastUsedFlushEvery  time.Duration // how often last-used times are written, in one batch
+	DispatchBatch       int           // messages claimed at once
+	DispatchConcurrency int           // sends in flight at once
+	DispatchPoll        time.Duration // how often the dispatcher looks for due messages when not woken
+	LeaseDuration       time.Duration // how long a claimed message is held before others may take it
+	MaxAttempts         int           // send attempts before a message fails
+	MaxMessageAge       time.Duration // a message not sent within this age fails
+}
+
+// WithDefaults fills zero fields with defaults.
+func (c Config) WithDefaults() Config {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	seti := func(d *int, v int) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	set(&c.KeyCacheTTL, 30*time.Second)
+	set(&c.KeyNegativeTTL, 10*time.Second)
+	seti(&c.KeyCacheSize, 10000)
+	set(&c.LastUsedFlushEvery, 10*time.Second)
+	seti(&c.DispatchBatch, 64)
+	seti(&c.DispatchConcurrency, 32)
+	set(&c.DispatchPoll, time.Second)
+	set(&c.LeaseDuration, 30*time.Second)
+	seti(&c.MaxAttempts, 10)
+	set(&c.MaxMessageAge, 24*time.Hour)
+	return c
+}

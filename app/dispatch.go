@@ -1,0 +1,155 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+// Dispatcher moves accepted messages to WhatsApp: it claims due messages in
+// batches under a lease, sends them concurrently through the sender for
+// their key's mode, records the provider's id, and schedules retries with
+// backoff for failures that may pass. Status beyond sending arrives through
+// the status pipeline (RecordStatusEventHandler).
+type Dispatcher struct {
+	queue    ports.MessageQueue
+	tx       ports.Transactor
+	senders  Senders
+	clock    ports.Clock
+	wake     *Wakeup
+	cfg      Config
+	owner    string
+	log      *zap.Logger
+	inFlight sync.WaitGroup
+}
+
+// NewDispatcher builds a dispatcher; owner names this instance's leases.
+func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, senders Senders, clock ports.Clock, ids ports.IDGenerator, wake *Wakeup, cfg Config, obs *Observer) *Dispatcher {
+	return &Dispatcher{queue: queue, tx: tx, senders: senders, clock: clock, wake: wake,
+		cfg: cfg.WithDefaults(), owner: ids.NewID("dsp"), log: obs.Logger("dispatcher")}
+}
+
+// Run claims and sends until ctx ends, then waits for sends in flight.
+func (d *Dispatcher) Run(ctx context.Context) {
+	defer d.inFlight.Wait()
+	sem := make(chan struct{}, d.cfg.DispatchConcurrency)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-d.wake.C():
+		}
+		for ctx.Err() == nil {
+			n, err := d.DispatchOnce(ctx, sem)
+			if err != nil {
+				if !errors.Is(err, context.Canceled) {
+					d.log.Warn("claim failed", zap.Error(err))
+				}
+				break
+			}
+			if n < d.cfg.DispatchBatch {
+				break
+			}
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(d.cfg.DispatchPoll)
+	}
+}
+
+// DispatchOnce claims one batch and starts its sends, each holding a slot of
+// sem. It returns how many messages it claimed. Sends outlive ctx's
+// cancellation only to finish the call in flight.
+func (d *Dispatcher) DispatchOnce(ctx context.Context, sem chan struct{}) (int, error) {
+	now := d.clock.Now()
+	claimed, err := d.queue.ClaimMessages(ctx, ports.Claim{
+		Owner: d.owner, Now: now, LeaseUntil: now.Add(d.cfg.LeaseDuration), Limit: d.cfg.DispatchBatch,
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range claimed {
+		sem <- struct{}{}
+		d.inFlight.Add(1)
+		go func(c ports.Claimed) {
+			defer func() { <-sem; d.inFlight.Done() }()
+			d.send(context.WithoutCancel(ctx), c)
+		}(c)
+	}
+	return len(claimed), nil
+}
+
+// Wait blocks until every send started so far has been recorded.
+func (d *Dispatcher) Wait() { d.inFlight.Wait() }
+
+func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
+	m := c.Message
+	callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	res, err := d.senders.For(m.Mode).Send(callCtx, ports.OutboundFor(m))
+	cancel()
+	now := d.clock.Now()
+
+	var retryAt *time.Time
+	var failure *domain.Failure
+	if err != nil {
+		var se *ports.SendError
+		if !errors.As(err, &se) {
+			se = &ports.SendError{Class: ports.ClassRetryable, Err: err}
+		}
+		if se.Class == ports.ClassPermanent || c.Attempt >= d.cfg.MaxAttempts || now.Sub(m.CreatedAt) >= d.cfg.MaxMessageAge {
+			failure = &domain.Failure{Code: se.Code, Title: se.Title}
+			if se.Class != ports.ClassPermanent && failure.Title == "" {
+				failure.Title = "gave up after " + strconv.Itoa(c.Attempt) + " attempts: " + se.Error()
+			}
+		} else {
+			t := now.Add(backoff(c.Attempt, se.RetryAfter))
+			retryAt = &t
+		}
+		d.log.Info("send failed", zap.String("message_id", string(m.ID)), zap.String("class", string(se.Class)),
+			zap.Int("code", se.Code), zap.Int("attempt", c.Attempt), zap.Bool("final", failure != nil))
+	}
+
+	err = d.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+		if res.ProviderID != "" || failure != nil {
+			if _, err := r.Messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
+				if res.ProviderID != "" && m.ProviderID == "" {
+					m.ProviderID = res.ProviderID
+				}
+				if failure != nil {
+					m.Advance(domain.StatusFailed, now, failure)
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return r.Queue.ReleaseMessage(ctx, m.ID, d.owner, retryAt)
+	})
+	if err != nil {
+		// The lease runs out and the message is claimed again: at least once.
+		d.log.Warn("recording send outcome failed", zap.String("message_id", string(m.ID)), zap.Error(err))
+	}
+}
+
+// backoff is exponential with full jitter, at least hint, at most 10 minutes.
+func backoff(attempt int, hint time.Duration) time.Duration {
+	base := time.Second << min(attempt-1, 10)
+	d := time.Duration(rand.Int64N(int64(base))) + time.Second
+	d = max(d, hint)
+	return min(d, 10*time.Minute)
+}

@@ -1,0 +1,51 @@
+package app
+
+import (
+	"context"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+// GetCampaign reads one campaign with its statistics.
+type GetCampaign struct {
+	Principal  domain.Principal
+	CampaignID string
+}
+
+// CampaignView is a campaign with its statistics.
+type CampaignView struct {
+	Campaign domain.Campaign
+	Stats    domain.CampaignStats
+}
+
+// GetCampaignHandler answers GetCampaign.
+type GetCampaignHandler struct {
+	camps    ports.CampaignRepository
+	messages ports.MessageRepository
+	obs      *Observer
+}
+
+// NewGetCampaignHandler builds the handler.
+func NewGetCampaignHandler(camps ports.CampaignRepository, messages ports.MessageRepository, obs *Observer) *GetCampaignHandler {
+	return &GetCampaignHandler{camps: camps, messages: messages, obs: obs}
+}
+
+// Handle returns the campaign or campaign_not_found.
+func (h *GetCampaignHandler) Handle(ctx context.Context, q GetCampaign) (CampaignView, error) {
+	return observe(ctx, h.obs, "get_campaign", func(ctx context.Context) (CampaignView, error) {
+		id, err := domain.ParseCampaignID(q.CampaignID)
+		if err != nil {
+			return CampaignView{}, err
+		}
+		c, err := h.camps.GetCampaign(ctx, q.Principal.Workspace, id)
+		if err != nil {
+			return CampaignView{}, err
+		}
+		counts, err := h.messages.CountMessagesByStatus(ctx, q.Principal.Workspace, id)
+		if err != nil {
+			return CampaignView{}, err
+		}
+		return CampaignView{Campaign: c, Stats: domain.NewCampaignStats(counts)}, nil
+	})
+}

@@ -1,0 +1,37 @@
+package app
+
+import (
+	"context"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+// GetContactByPhone looks a contact up by phone number.
+type GetContactByPhone struct {
+	Principal   domain.Principal
+	PhoneNumber string
+}
+
+// GetContactByPhoneHandler answers GetContactByPhone.
+type GetContactByPhoneHandler struct {
+	contacts ports.ContactRepository
+	obs      *Observer
+}
+
+// NewGetContactByPhoneHandler builds the handler.
+func NewGetContactByPhoneHandler(contacts ports.ContactRepository, obs *Observer) *GetContactByPhoneHandler {
+	return &GetContactByPhoneHandler{contacts: contacts, obs: obs}
+}
+
+// Handle validates the number (invalid_phone_number) and returns the contact
+// or contact_not_found.
+func (h *GetContactByPhoneHandler) Handle(ctx context.Context, q GetContactByPhone) (domain.Contact, error) {
+	return observe(ctx, h.obs, "get_contact_by_phone", func(ctx context.Context) (domain.Contact, error) {
+		phone, err := domain.ParsePhoneNumber(q.PhoneNumber)
+		if err != nil {
+			return domain.Contact{}, err
+		}
+		return h.contacts.GetContactByPhone(ctx, q.Principal.Workspace, phone)
+	})
+}

@@ -1,0 +1,75 @@
+package app
+
+import (
+	"context"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+// ListCampaigns lists a workspace's campaigns, newest first.
+type ListCampaigns struct {
+	Workspace domain.WorkspaceID
+	Page      ports.Page
+}
+
+// CampaignPage is one page of campaigns and the cursor of the next.
+type CampaignPage struct {
+	Campaigns  []CampaignView
+	NextCursor string
+}
+
+// ListCampaignsHandler answers ListCampaigns.
+type ListCampaignsHandler struct {
+	camps    ports.CampaignRepository
+	messages ports.MessageRepository
+	obs      *Observer
+}
+
+// NewListCampaignsHandler builds the handler.
+func NewListCampaignsHandler(camps ports.CampaignRepository, messages ports.MessageRepository, obs *Observer) *ListCampaignsHandler {
+	return &ListCampaignsHandler{camps: camps, messages: messages, obs: obs}
+}
+
+// Handle returns one page, each campaign with its statistics.
+func (h *ListCampaignsHandler) Handle(ctx context.Context, q ListCampaigns) (CampaignPage, error) {
+	return observe(ctx, h.obs, "list_campaigns", func(ctx context.Context) (CampaignPage, error) {
+		page, err := checkPage(q.Page)
+		if err != nil {
+			return CampaignPage{}, err
+		}
+		cs, next, err := h.camps.ListCampaigns(ctx, q.Workspace, page)
+		if err != nil {
+			return CampaignPage{}, err
+		}
+		out := CampaignPage{Campaigns: make([]CampaignView, 0, len(cs)), NextCursor: next}
+		for _, c := range cs {
+			counts, err := h.messages.CountMessagesByStatus(ctx, q.Workspace, c.ID)
+			if err != nil {
+				return CampaignPage{}, err
+			}
+			out.Campaigns = append(out.Campaigns, CampaignView{Campaign: c, Stats: domain.NewCampaignStats(counts)})
+		}
+		return out, nil
+	})
+}
+
+// Page sizes for lists.
+const (
+	DefaultPageSize = 20
+	MaxPageSize     = 100
+)
+
+// checkPage applies the default size and refuses sizes out of range.
+func checkPage(p ports.Page) (ports.Page, error) {
+	switch {
+	case p.Limit == 0:
+		p.Limit = DefaultPageSize
+	case p.Limit < 0 || p.Limit > MaxPageSize:
+		return p, domain.InvalidParameter("limit", "limit must be between 1 and 100")
+	}
+	if len(p.Cursor) > 64 {
+		return p, domain.InvalidParameter("cursor", "the cursor is not one this API returned")
+	}
+	return p, nil
+}

@@ -1,0 +1,96 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/heraldhq/herald/ports"
+)
+
+// Module provides every use case, the dispatcher and the key-usage flusher,
+// and runs the two workers for the life of the application. It needs the
+// repository ports, a Clock, an IDGenerator, a Config, a *zap.Logger and two
+// named senders, `name:"live"` and `name:"sandbox"`.
+var Module = fx.Module("app",
+	fx.Provide(
+		NewObserver,
+		NewWakeup,
+		newSenders,
+		NewAuthenticateKeyHandler,
+		NewSendCampaignMessageHandler,
+		NewGetContactByPhoneHandler,
+		NewSyncContactHandler,
+		NewGetMessageHandler,
+		NewGetCampaignHandler,
+		NewListCampaignsHandler,
+		NewGetCampaignStatsHandler,
+		NewListConversationHandler,
+		NewEnsureDefaultWorkspaceHandler,
+		NewCreateWorkspaceHandler,
+		NewCreateKeyHandler,
+		NewListKeysHandler,
+		NewRevokeKeyHandler,
+		NewCreateCampaignHandler,
+		NewChangeCampaignStatusHandler,
+		NewDispatcher,
+		fx.Annotate(NewRecordStatusEventHandler, fx.As(fx.Self()), fx.As(new(ports.StatusSink))),
+	),
+)
+
+// WorkersModule runs the dispatcher and the key-usage flusher while the
+// server runs, and makes sure the default workspace exists at start. The CLI
+// leaves it out.
+var WorkersModule = fx.Module("workers", fx.Invoke(runWorkers))
+
+type senderParams struct {
+	fx.In
+	Live    ports.WhatsAppSender `name:"live"`
+	Sandbox ports.WhatsAppSender `name:"sandbox"`
+}
+
+func newSenders(p senderParams) Senders { return Senders{Live: p.Live, Sandbox: p.Sandbox} }
+
+func runWorkers(lc fx.Lifecycle, d *Dispatcher, auth *AuthenticateKeyHandler, def *EnsureDefaultWorkspaceHandler, cfg Config, log *zap.Logger) {
+	cfg = cfg.WithDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, 2)
+	lc.Append(fx.Hook{
+		OnStart: func(start context.Context) error {
+			if _, err := def.Handle(start); err != nil {
+				cancel()
+				return err
+			}
+			go func() { d.Run(ctx); done <- struct{}{} }()
+			go func() {
+				t := time.NewTicker(cfg.LastUsedFlushEvery)
+				defer t.Stop()
+				for {
+					select {
+					case <-ctx.Done():
+						done <- struct{}{}
+						return
+					case <-t.C:
+						if err := auth.FlushLastUsed(ctx); err != nil {
+							log.Warn("writing key last-used times failed", zap.Error(err))
+						}
+					}
+				}
+			}()
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel()
+			for range 2 {
+				select {
+				case <-done:
+				case <-stop.Done():
+					return stop.Err()
+				}
+			}
+			return auth.FlushLastUsed(stop)
+		},
+	})
+}

@@ -1,0 +1,76 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+// SyncContact creates or updates the contact with a phone number.
+type SyncContact struct {
+	Principal   domain.Principal
+	PhoneNumber string
+	Changes     domain.ContactSync
+}
+
+// SyncContactResult is the contact after the sync and whether it is new.
+type SyncContactResult struct {
+	Contact domain.Contact
+	Created bool
+}
+
+// SyncContactHandler upserts contacts by phone number.
+type SyncContactHandler struct {
+	tx    ports.Transactor
+	clock ports.Clock
+	ids   ports.IDGenerator
+	obs   *Observer
+}
+
+// NewSyncContactHandler builds the handler.
+func NewSyncContactHandler(tx ports.Transactor, clock ports.Clock, ids ports.IDGenerator, obs *Observer) *SyncContactHandler {
+	return &SyncContactHandler{tx: tx, clock: clock, ids: ids, obs: obs}
+}
+
+// Handle applies the changes atomically; invalid changes store nothing.
+func (h *SyncContactHandler) Handle(ctx context.Context, cmd SyncContact) (SyncContactResult, error) {
+	return observe(ctx, h.obs, "sync_contact", func(ctx context.Context) (SyncContactResult, error) {
+		phone, err := domain.ParsePhoneNumber(cmd.PhoneNumber)
+		if err != nil {
+			return SyncContactResult{}, err
+		}
+		ws := cmd.Principal.Workspace
+		now := h.clock.Now()
+		var res SyncContactResult
+		sync := func(ctx context.Context, r ports.Repos) error {
+			c, err := r.Contacts.GetContactByPhone(ctx, ws, phone)
+			if errors.Is(err, domain.ErrContactNotFound) {
+				c = domain.NewContact(domain.ContactID(h.ids.NewID(domain.PrefixContact)),
+					domain.ConversationID(h.ids.NewID(domain.PrefixConversation)), ws, phone, now)
+				if err := c.ApplySync(cmd.Changes, now); err != nil {
+					return err
+				}
+				res = SyncContactResult{Contact: c, Created: true}
+				return r.Contacts.CreateContact(ctx, c)
+			}
+			if err != nil {
+				return err
+			}
+			c, err = r.Contacts.UpdateContact(ctx, ws, c.ID, func(c *domain.Contact) error {
+				return c.ApplySync(cmd.Changes, now)
+			})
+			res = SyncContactResult{Contact: c}
+			return err
+		}
+		err = h.tx.WithinTx(ctx, sync)
+		if errors.Is(err, domain.ErrConflict) {
+			err = h.tx.WithinTx(ctx, sync) // created concurrently: update it instead
+		}
+		if err != nil {
+			return SyncContactResult{}, err
+		}
+		return res, nil
+	})
+}
