@@ -1,0 +1,253 @@
+// Command load measures send-campaign throughput and latency on loopback.
+//
+// It builds the herald binary, runs it on a fresh SQLite file with the
+// sandbox, creates a test key and an active campaign with the CLI, and drives
+// POST /v1/messages/send-campaign from a fixed number of connections for a
+// bounded time. In the same run it drives a floor: a minimal net/http handler
+// that does the same key check, strict decoding and phone validation with no
+// storage, so Herald's figures are also reported as a ratio to the floor.
+//
+//	go run ./test/load -duration 10s -connections 64
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/heraldhq/herald/domain"
+)
+
+func main() {
+	duration := flag.Duration("duration", 10*time.Second, "how long each target is driven")
+	conns := flag.Int("connections", 64, "concurrent connections (closed loop)")
+	maxRequests := flag.Int("max-requests", 2_000_000, "stop a target after this many requests")
+	flag.Parse()
+	if err := run(*duration, *conns, *maxRequests); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+func run(duration time.Duration, conns, maxRequests int) error {
+	dir, err := os.MkdirTemp("", "herald-load-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "herald")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/herald")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	env := append(os.Environ(), "HERALD_DATABASE_URL=sqlite:"+filepath.Join(dir, "herald.db"),
+		"HERALD_LOG_FORMAT=json", "HERALD_LOG_LEVEL=warn", "HERALD_RATE_LIMIT=1000000", "HERALD_RATE_BURST=1000000")
+	var key struct{ Token string }
+	if err := cli(bin, env, &key, "keys", "create", "--name", "load", "--mode", "test", "--json"); err != nil {
+		return err
+	}
+	var camp struct{ ID string }
+	if err := cli(bin, env, &camp, "campaigns", "create", "--name", "Load", "--template-name", "load_test",
+		"--language", "en_US", "--body", "Hi {{1}}, your code is {{2}}", "--activate", "--json"); err != nil {
+		return err
+	}
+	addr, stop, err := serve(bin, env)
+	if err != nil {
+		return err
+	}
+	defer stop()
+
+	floor, err := startFloor(key.Token)
+	if err != nil {
+		return err
+	}
+	defer floor.Close()
+
+	body := fmt.Sprintf(`{"phoneNumber":"+14155552671","campaignId":%q,"variables":["Ana","1234"]}`, camp.ID)
+	fmt.Printf("send-campaign, %d connections, %s per target, loopback, GOMAXPROCS=%d\n\n", conns, duration, runtime.GOMAXPROCS(0))
+	fmt.Printf("%-22s %10s %10s %10s %10s %8s\n", "target", "req/s", "p50", "p99", "errors", "ratio")
+	floorRes := drive("http://"+floor.Addr().String()+"/v1/messages/send-campaign", key.Token, body, duration, conns, maxRequests)
+	heraldRes := drive("http://"+addr+"/v1/messages/send-campaign", key.Token, body, duration, conns, maxRequests)
+	for _, r := range []struct {
+		name string
+		res  result
+	}{{"floor (no storage)", floorRes}, {"herald (SQLite FULL)", heraldRes}} {
+		fmt.Printf("%-22s %10.0f %10s %10s %10d %8.2f\n", r.name, r.res.rps, r.res.p50.Round(time.Microsecond),
+			r.res.p99.Round(time.Microsecond), r.res.errors, r.res.rps/floorRes.rps)
+	}
+	return nil
+}
+
+func cli(bin string, env []string, out any, args ...string) error {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("herald %s: %w", strings.Join(args, " "), err)
+	}
+	return json.Unmarshal(b, out)
+}
+
+// serve starts herald on a free loopback port and returns its address once
+// it logs that it is listening.
+func serve(bin string, env []string) (string, func(), error) {
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(env, "HERALD_ADDR=127.0.0.1:0", "HERALD_LOG_LEVEL=info")
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+		}
+		pw.Close()
+	}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			var line struct {
+				Msg  string `json:"msg"`
+				Addr string `json:"addr"`
+			}
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" && line.Addr != "" {
+				select {
+				case found <- line.Addr:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case a := <-found:
+		return a, stop, nil
+	case <-time.After(30 * time.Second):
+		stop()
+		return "", nil, errors.New("herald did not log that it is listening within 30s")
+	}
+}
+
+type result struct {
+	rps      float64
+	p50, p99 time.Duration
+	errors   int64
+}
+
+// drive runs a closed loop: each connection sends its next request when the
+// previous one is answered, until duration or maxRequests.
+func drive(url, token, body string, duration time.Duration, conns, maxRequests int) result {
+	tr := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns,
+		DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext}
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	defer tr.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), duration)
+	defer cancel()
+	var sent, errs atomic.Int64
+	lat := make([][]time.Duration, conns)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil && sent.Add(1) <= int64(maxRequests) {
+				req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("X-API-KEY", token)
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					errs.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusAccepted {
+					errs.Add(1)
+					continue
+				}
+				lat[i] = append(lat[i], time.Since(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	sort.Slice(all, func(a, b int) bool { return all[a] < all[b] })
+	r := result{errors: errs.Load()}
+	if len(all) > 0 {
+		r.rps = float64(len(all)) / elapsed.Seconds()
+		r.p50 = all[len(all)/2]
+		r.p99 = all[len(all)*99/100]
+	}
+	return r
+}
+
+// startFloor serves the floor: the same token parse and constant-time hash
+// compare, strict decoding and phone validation as Herald, then a 202 with
+// no storage.
+func startFloor(token string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	want := sha256.Sum256([]byte(token))
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, err := domain.ParseToken(r.Header.Get("X-API-KEY"))
+		got := tok.Hash()
+		if err != nil || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		var in struct {
+			PhoneNumber    string   `json:"phoneNumber"`
+			CampaignID     string   `json:"campaignId"`
+			Variables      []string `json:"variables"`
+			MediaHeaderURL string   `json:"mediaHeaderUrl"`
+		}
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&in); err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		if _, err := domain.ParsePhoneNumber(in.PhoneNumber); err != nil {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusAccepted)
+		fmt.Fprintf(w, `{"id":"msg_x","status":"queued","campaignId":%q,"phoneNumber":%q}`, in.CampaignID, in.PhoneNumber)
+	})
+	go http.Serve(ln, h)
+	return ln, nil
+}
