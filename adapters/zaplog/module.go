@@ -42,8 +42,10 @@ func New(cfg Config) (*zap.Logger, error) {
 	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(cfg.Output), level)), nil
 }
 
-// Module provides *zap.Logger from Config and logs fx's events at debug.
-var Module = fx.Module("zaplog",
+// Module provides *zap.Logger from Config and logs fx's own events through it
+// at debug level. It is a plain fx.Options rather than an fx.Module because
+// fx.WithLogger inside a module would apply to that module alone.
+var Module = fx.Options(
 	fx.Provide(New),
 	fx.WithLogger(func(l *zap.Logger) fxevent.Logger {
 		zl := &fxevent.ZapLogger{Logger: l.Named("fx")}

@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/domain"
+)
+
+type templateDTO struct {
+	Name         string `json:"name"`
+	Language     string `json:"language"`
+	HeaderFormat string `json:"headerFormat"`
+	HeaderText   string `json:"headerText"`
+	Body         string `json:"body"`
+	Footer       string `json:"footer"`
+}
+
+type placeholderDTO struct {
+	Index int    `json:"index"`
+	Label string `json:"label"`
+}
+
+type statsDTO struct {
+	CampaignID   string         `json:"campaignId"`
+	Total        int            `json:"total"`
+	Counts       map[string]int `json:"counts"`
+	DeliveryRate float64        `json:"deliveryRate"`
+	ReadRate     float64        `json:"readRate"`
+}
+
+type campaignDTO struct {
+	ID           string           `json:"id"`
+	Name         string           `json:"name"`
+	Status       string           `json:"status"`
+	Template     templateDTO      `json:"template"`
+	Placeholders []placeholderDTO `json:"placeholders"`
+	HeaderFormat string           `json:"headerFormat"`
+	Stats        statsDTO         `json:"stats"`
+	CreatedAt    string           `json:"createdAt"`
+	UpdatedAt    string           `json:"updatedAt"`
+}
+
+type campaignListDTO struct {
+	Data       []campaignDTO `json:"data"`
+	NextCursor *string       `json:"nextCursor"`
+}
+
+func toStatsDTO(id domain.CampaignID, s domain.CampaignStats) statsDTO {
+	counts := make(map[string]int, len(s.Counts))
+	for _, st := range domain.MessageStatuses() {
+		counts[st.String()] = s.Counts[st]
+	}
+	return statsDTO{CampaignID: string(id), Total: s.Total, Counts: counts, DeliveryRate: s.DeliveryRate, ReadRate: s.ReadRate}
+}
+
+func toCampaignDTO(v app.CampaignView) campaignDTO {
+	c, t := v.Campaign, v.Campaign.Template
+	out := campaignDTO{ID: string(c.ID), Name: c.Name, Status: c.Status.String(),
+		Template: templateDTO{Name: t.Name, Language: t.Language, HeaderFormat: t.HeaderFormat.String(),
+			HeaderText: t.HeaderText, Body: t.Body, Footer: t.Footer},
+		Placeholders: make([]placeholderDTO, len(t.Placeholders)), HeaderFormat: t.HeaderFormat.String(),
+		Stats: toStatsDTO(c.ID, v.Stats), CreatedAt: rfc3339(c.CreatedAt), UpdatedAt: rfc3339(c.UpdatedAt)}
+	for i, p := range t.Placeholders {
+		out.Placeholders[i] = placeholderDTO{Index: p.Index, Label: p.Label}
+	}
+	return out
+}
+
+func (a *api) listCampaigns(w http.ResponseWriter, r *http.Request) {
+	page, err := pageFrom(r)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	res, err := a.d.ListCampaigns.Handle(r.Context(), app.ListCampaigns{Workspace: principalFrom(r.Context()).Workspace, Page: page})
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	out := campaignListDTO{Data: make([]campaignDTO, len(res.Campaigns)), NextCursor: nullableCursor(res.NextCursor)}
+	for i, v := range res.Campaigns {
+		out.Data[i] = toCampaignDTO(v)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *api) getCampaign(w http.ResponseWriter, r *http.Request) {
+	v, err := a.d.GetCampaign.Handle(r.Context(), app.GetCampaign{Principal: principalFrom(r.Context()), CampaignID: r.PathValue("id")})
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toCampaignDTO(v))
+}
+
+func (a *api) campaignStats(w http.ResponseWriter, r *http.Request) {
+	s, err := a.d.CampaignStats.Handle(r.Context(), app.GetCampaignStats{Principal: principalFrom(r.Context()), CampaignID: r.PathValue("id")})
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toStatsDTO(domain.CampaignID(r.PathValue("id")), s))
+}

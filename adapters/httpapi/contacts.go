@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/domain"
+)
+
+type contactDTO struct {
+	ID             string            `json:"id"`
+	PhoneNumber    string            `json:"phoneNumber"`
+	Name           string            `json:"name"`
+	Email          string            `json:"email"`
+	Attributes     map[string]string `json:"attributes"`
+	Tags           []string          `json:"tags"`
+	OptedOut       bool              `json:"optedOut"`
+	CreatedAt      string            `json:"createdAt"`
+	UpdatedAt      string            `json:"updatedAt"`
+	LastMessageAt  *string           `json:"lastMessageAt"`
+	ConversationID string            `json:"conversationId"`
+}
+
+func toContactDTO(c domain.Contact) contactDTO {
+	out := contactDTO{ID: string(c.ID), PhoneNumber: c.Phone.String(), Name: c.Name, Email: c.Email,
+		Attributes: c.Attributes, Tags: c.Tags, OptedOut: c.OptedOut, CreatedAt: rfc3339(c.CreatedAt),
+		UpdatedAt: rfc3339(c.UpdatedAt), LastMessageAt: rfc3339Ptr(c.LastMessageAt), ConversationID: string(c.ConversationID)}
+	if out.Attributes == nil {
+		out.Attributes = map[string]string{}
+	}
+	if out.Tags == nil {
+		out.Tags = []string{}
+	}
+	return out
+}
+
+// contactsGet serves GET /v1/contacts/by-phone/{phone} and
+// GET /v1/contacts/{id}/conversation.
+func (a *api) contactsGet(w http.ResponseWriter, r *http.Request) {
+	first, second := r.PathValue("first"), r.PathValue("second")
+	switch {
+	case first == "by-phone":
+		a.contactByPhone(w, r, second)
+	case second == "conversation":
+		a.conversation(w, r, first)
+	default:
+		writeProblem(w, r, CodeNotFound, "", "no route for "+r.URL.Path)
+	}
+}
+
+func (a *api) contactByPhone(w http.ResponseWriter, r *http.Request, phone string) {
+	// PathValue unescapes, so "%2B1415…" and "+1415…" both arrive as "+1415…".
+	// A space (a "+" that a client form-encoded) is not a "+": it fails as
+	// an invalid number rather than matching a contact by accident.
+	c, err := a.d.ContactByPhone.Handle(r.Context(), app.GetContactByPhone{
+		Principal: principalFrom(r.Context()), PhoneNumber: phone})
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toContactDTO(c))
+}
+
+type syncContactRequest struct {
+	PhoneNumber string            `json:"phoneNumber"`
+	Name        *string           `json:"name"`
+	Email       *string           `json:"email"`
+	Attributes  map[string]string `json:"attributes"`
+	Tags        []string          `json:"tags"`
+	OptedOut    *bool             `json:"optedOut"`
+}
+
+var syncContactSpec = bodySpec{
+	fields:   []string{"phoneNumber", "name", "email", "attributes", "tags", "optedOut"},
+	required: []string{"phoneNumber"},
+}
+
+func (a *api) syncContact(w http.ResponseWriter, r *http.Request) {
+	var in syncContactRequest
+	if !a.decodeBody(w, r, syncContactSpec, &in) {
+		return
+	}
+	res, err := a.d.SyncContact.Handle(r.Context(), app.SyncContact{
+		Principal: principalFrom(r.Context()), PhoneNumber: in.PhoneNumber,
+		Changes: domain.ContactSync{Name: in.Name, Email: in.Email, Attributes: in.Attributes, Tags: in.Tags, OptedOut: in.OptedOut},
+	})
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	status := http.StatusOK
+	if res.Created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, toContactDTO(res.Contact))
+}
+
+type entryDTO struct {
+	ID        string  `json:"id"`
+	Direction string  `json:"direction"`
+	MessageID *string `json:"messageId"`
+	Status    *string `json:"status"`
+	Body      string  `json:"body"`
+	CreatedAt string  `json:"createdAt"`
+}
+
+type conversationDTO struct {
+	ContactID      string     `json:"contactId"`
+	ConversationID string     `json:"conversationId"`
+	Data           []entryDTO `json:"data"`
+	NextCursor     *string    `json:"nextCursor"`
+}
+
+func (a *api) conversation(w http.ResponseWriter, r *http.Request, contactID string) {
+	page, err := pageFrom(r)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	res, err := a.d.Conversation.Handle(r.Context(), app.ListConversation{
+		Principal: principalFrom(r.Context()), ContactID: contactID, Page: page})
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	out := conversationDTO{ContactID: string(res.Contact.ID), ConversationID: string(res.Contact.ConversationID),
+		Data: make([]entryDTO, len(res.Entries)), NextCursor: nullableCursor(res.NextCursor)}
+	for i, e := range res.Entries {
+		d := entryDTO{ID: string(e.ID), Direction: e.Direction.String(), Body: e.Body, CreatedAt: rfc3339(e.CreatedAt)}
+		if e.MessageID != "" {
+			id := string(e.MessageID)
+			d.MessageID = &id
+		}
+		if !e.Status.IsZero() {
+			s := e.Status.String()
+			d.Status = &s
+		}
+		out.Data[i] = d
+	}
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,124 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/ports"
+)
+
+type sendCampaignRequest struct {
+	PhoneNumber    string   `json:"phoneNumber"`
+	CampaignID     string   `json:"campaignId"`
+	Variables      []string `json:"variables"`
+	MediaHeaderURL string   `json:"mediaHeaderUrl"`
+}
+
+var sendCampaignSpec = bodySpec{
+	fields:   []string{"phoneNumber", "campaignId", "variables", "mediaHeaderUrl"},
+	required: []string{"phoneNumber", "campaignId"},
+}
+
+type acceptedMessage struct {
+	ID          string `json:"id"`
+	Status      string `json:"status"`
+	CampaignID  string `json:"campaignId"`
+	ContactID   string `json:"contactId"`
+	PhoneNumber string `json:"phoneNumber"`
+	CreatedAt   string `json:"createdAt"`
+}
+
+type dryRunResult struct {
+	DryRun       bool                  `json:"dryRun"`
+	CampaignID   string                `json:"campaignId"`
+	PhoneNumber  string                `json:"phoneNumber"`
+	RenderedBody string                `json:"renderedBody"`
+	Payload      ports.TemplatePayload `json:"payload"`
+}
+
+func (a *api) sendCampaign(w http.ResponseWriter, r *http.Request) {
+	dryRun := false
+	switch r.URL.Query().Get("dryRun") {
+	case "", "false":
+	case "true":
+		dryRun = true
+	default:
+		writeProblem(w, r, "invalid_parameter", "dryRun", "dryRun must be true or false")
+		return
+	}
+	var in sendCampaignRequest
+	if !a.decodeBody(w, r, sendCampaignSpec, &in) {
+		return
+	}
+	res, err := a.d.SendCampaign.Handle(r.Context(), app.SendCampaignMessage{
+		Principal: principalFrom(r.Context()), PhoneNumber: in.PhoneNumber, CampaignID: in.CampaignID,
+		Variables: in.Variables, MediaHeaderURL: in.MediaHeaderURL, DryRun: dryRun,
+	})
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	m := res.Message
+	if res.DryRun {
+		writeJSON(w, http.StatusOK, dryRunResult{DryRun: true, CampaignID: string(m.CampaignID),
+			PhoneNumber: m.Phone.String(), RenderedBody: m.RenderedBody, Payload: res.Payload})
+		return
+	}
+	w.Header().Set("Location", "/v1/messages/"+string(m.ID))
+	writeJSON(w, http.StatusAccepted, acceptedMessage{ID: string(m.ID), Status: m.Status.String(),
+		CampaignID: string(m.CampaignID), ContactID: string(m.ContactID), PhoneNumber: m.Phone.String(),
+		CreatedAt: rfc3339(m.CreatedAt)})
+}
+
+type messageDTO struct {
+	ID                string        `json:"id"`
+	Status            string        `json:"status"`
+	CampaignID        string        `json:"campaignId"`
+	ContactID         string        `json:"contactId"`
+	PhoneNumber       string        `json:"phoneNumber"`
+	Mode              string        `json:"mode"`
+	TemplateName      string        `json:"templateName"`
+	Language          string        `json:"language"`
+	RenderedBody      string        `json:"renderedBody"`
+	MediaHeaderURL    *string       `json:"mediaHeaderUrl"`
+	ProviderMessageID *string       `json:"providerMessageId"`
+	Error             *messageError `json:"error"`
+	History           []statusEntry `json:"history"`
+	CreatedAt         string        `json:"createdAt"`
+	UpdatedAt         string        `json:"updatedAt"`
+}
+
+type messageError struct {
+	Code  int    `json:"code"`
+	Title string `json:"title"`
+}
+
+type statusEntry struct {
+	Status string `json:"status"`
+	At     string `json:"at"`
+}
+
+func (a *api) getMessage(w http.ResponseWriter, r *http.Request) {
+	m, err := a.d.GetMessage.Handle(r.Context(), app.GetMessage{Principal: principalFrom(r.Context()), MessageID: r.PathValue("id")})
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	out := messageDTO{ID: string(m.ID), Status: m.Status.String(), CampaignID: string(m.CampaignID),
+		ContactID: string(m.ContactID), PhoneNumber: m.Phone.String(), Mode: m.Mode.String(),
+		TemplateName: m.TemplateName, Language: m.Language, RenderedBody: m.RenderedBody,
+		History: make([]statusEntry, len(m.History)), CreatedAt: rfc3339(m.CreatedAt), UpdatedAt: rfc3339(m.UpdatedAt)}
+	if m.MediaHeaderURL != "" {
+		out.MediaHeaderURL = &m.MediaHeaderURL
+	}
+	if m.ProviderID != "" {
+		out.ProviderMessageID = &m.ProviderID
+	}
+	if m.Failure != nil {
+		out.Error = &messageError{Code: m.Failure.Code, Title: m.Failure.Title}
+	}
+	for i, h := range m.History {
+		out.History[i] = statusEntry{Status: h.Status.String(), At: rfc3339(h.At)}
+	}
+	writeJSON(w, http.StatusOK, out)
+}

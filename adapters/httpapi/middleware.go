@@ -1,0 +1,116 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/domain"
+)
+
+type ctxKey int
+
+const (
+	requestIDKey ctxKey = iota
+	principalKey
+)
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+func principalFrom(ctx context.Context) domain.Principal {
+	p, _ := ctx.Value(principalKey).(domain.Principal)
+	return p
+}
+
+var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+func newRequestID() string {
+	var b [10]byte
+	rand.Read(b[:])
+	return "req_" + strings.ToLower(idEncoding.EncodeToString(b[:]))
+}
+
+// recorder remembers the status and the key for the access log.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	key    domain.KeyID
+}
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// observe gives each request an id, logs it once when done (never the key,
+// the body or the query), and turns a panic into a 500 without internals.
+func observe(log *zap.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := newRequestID()
+		w.Header().Set("X-Request-Id", id)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		rec := &recorder{ResponseWriter: w}
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Error("panic", zap.String("request_id", id), zap.Any("panic", v), zap.Stack("stack"))
+				if rec.status == 0 {
+					writeProblem(rec, r, CodeInternal, "", "something went wrong on our side; quote the request id when reporting it")
+				}
+			}
+			log.Info("request",
+				zap.String("request_id", id),
+				zap.String("method", r.Method),
+				zap.String("route", r.Pattern),
+				zap.Int("status", rec.status),
+				zap.Duration("duration", time.Since(start)),
+				zap.String("key_id", string(rec.key)),
+			)
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// authenticated checks X-API-KEY before anything else about the request and
+// puts the caller's principal in the context.
+func authenticated(auth *app.AuthenticateKeyHandler, log *zap.Logger, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		token := r.Header.Get("X-API-KEY")
+		if token == "" {
+			w.Header().Set("WWW-Authenticate", `ApiKey header="X-API-KEY"`)
+			writeProblem(w, r, CodeMissingAPIKey, "", missingKeyDetail)
+			return
+		}
+		p, err := auth.Handle(r.Context(), token)
+		if err != nil {
+			writeError(w, r, log, err)
+			return
+		}
+		if rec, ok := w.(*recorder); ok {
+			rec.key = p.Key
+		}
+		next(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
+	}
+}

@@ -1,0 +1,42 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/ports"
+)
+
+// Module provides the API handler and the *http.Server that serves it. It
+// needs a Config, the app's use cases, a ports.Pinger and a *zap.Logger.
+var Module = fx.Module("httpapi",
+	fx.Provide(newHandler, NewServer),
+	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("http") }),
+)
+
+type handlerParams struct {
+	fx.In
+	Auth           *app.AuthenticateKeyHandler
+	SendCampaign   *app.SendCampaignMessageHandler
+	ContactByPhone *app.GetContactByPhoneHandler
+	SyncContact    *app.SyncContactHandler
+	GetMessage     *app.GetMessageHandler
+	ListCampaigns  *app.ListCampaignsHandler
+	GetCampaign    *app.GetCampaignHandler
+	CampaignStats  *app.GetCampaignStatsHandler
+	Conversation   *app.ListConversationHandler
+	Store          ports.Pinger
+	Config         Config
+	Log            *zap.Logger
+}
+
+func newHandler(p handlerParams) http.Handler {
+	return NewHandler(Deps{
+		Auth: p.Auth, SendCampaign: p.SendCampaign, ContactByPhone: p.ContactByPhone, SyncContact: p.SyncContact,
+		GetMessage: p.GetMessage, ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign,
+		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Store: p.Store,
+	}, p.Config, p.Log)
+}

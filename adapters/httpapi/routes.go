@@ -1,0 +1,102 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/ports"
+)
+
+// Deps are the use cases the API calls.
+type Deps struct {
+	Auth           *app.AuthenticateKeyHandler
+	SendCampaign   *app.SendCampaignMessageHandler
+	ContactByPhone *app.GetContactByPhoneHandler
+	SyncContact    *app.SyncContactHandler
+	GetMessage     *app.GetMessageHandler
+	ListCampaigns  *app.ListCampaignsHandler
+	GetCampaign    *app.GetCampaignHandler
+	CampaignStats  *app.GetCampaignStatsHandler
+	Conversation   *app.ListConversationHandler
+	Store          ports.Pinger
+}
+
+type api struct {
+	d   Deps
+	cfg Config
+	log *zap.Logger
+}
+
+// route is one entry of the API: its ServeMux pattern, whether it needs an
+// API key, and its handler.
+type route struct {
+	pattern string
+	keyed   bool
+	handle  func(*api, http.ResponseWriter, *http.Request)
+}
+
+// routes lists every route the API serves, in one place.
+var routes = []route{
+	{"POST /v1/messages/send-campaign", true, (*api).sendCampaign},
+	{"GET /v1/messages/{id}", true, (*api).getMessage},
+	// GET /v1/contacts/by-phone/{phone} and GET /v1/contacts/{id}/conversation
+	// overlap for ServeMux (neither pattern is more specific), so one route
+	// serves both; see contactsGet.
+	{"GET /v1/contacts/{first}/{second}", true, (*api).contactsGet},
+	{"POST /v1/contacts/sync", true, (*api).syncContact},
+	{"GET /v1/campaigns", true, (*api).listCampaigns},
+	{"GET /v1/campaigns/{id}", true, (*api).getCampaign},
+	{"GET /v1/campaigns/{id}/stats", true, (*api).campaignStats},
+	{"GET /healthz", false, (*api).healthz},
+	{"GET /readyz", false, (*api).readyz},
+	{"GET /openapi.json", false, (*api).openapi},
+}
+
+// NewHandler builds the API's handler.
+func NewHandler(d Deps, cfg Config, log *zap.Logger) http.Handler {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	a := &api{d: d, cfg: cfg.WithDefaults(), log: log}
+	mux := http.NewServeMux()
+	for _, rt := range routes {
+		handle := rt.handle
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(a, w, r) })
+		if rt.keyed {
+			h = authenticated(d.Auth, log, h)
+		}
+		mux.Handle(rt.pattern, h)
+	}
+	return observe(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "" {
+			a.noRoute(w, r, mux)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
+}
+
+// noRoute answers 405 with Allow when the path exists for other methods, and
+// 404 otherwise, as problems rather than ServeMux's plain text.
+func (a *api) noRoute(w http.ResponseWriter, r *http.Request, mux *http.ServeMux) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, p := mux.Handler(probe); p != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		writeProblem(w, r, CodeNotFound, "", "no route for "+r.URL.Path)
+		return
+	}
+	if contains(allow, http.MethodGet) {
+		allow = append(allow, http.MethodHead)
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeProblem(w, r, CodeMethodNotAllowed, "", r.Method+" is not allowed here; use "+strings.Join(allow, " or "))
+}

@@ -1,0 +1,621 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+// defaultLimit is the page size when a Page asks for none.
+const defaultLimit = 50
+
+// Store is the in-memory implementation of every repository port. Its zero
+// value is not ready; use New.
+//
+// A transaction holds the store's lock until it ends, so fn in WithinTx must
+// use the repositories it is given: calling the Store itself from fn with
+// fn's context panics instead of deadlocking. Update functions run under the
+// lock too and must not call the store.
+type Store struct {
+	repos
+}
+
+var (
+	_ ports.WorkspaceRepository    = (*Store)(nil)
+	_ ports.KeyRepository          = (*Store)(nil)
+	_ ports.CampaignRepository     = (*Store)(nil)
+	_ ports.ContactRepository      = (*Store)(nil)
+	_ ports.MessageRepository      = (*Store)(nil)
+	_ ports.MessageQueue           = (*Store)(nil)
+	_ ports.ConversationRepository = (*Store)(nil)
+	_ ports.Transactor             = (*Store)(nil)
+	_ ports.Pinger                 = (*Store)(nil)
+)
+
+// New returns an empty store.
+func New() *Store {
+	st := &state{
+		workspaces:  map[domain.WorkspaceID]domain.Workspace{},
+		keys:        map[domain.KeyID]domain.APIKey{},
+		keyIDs:      map[string]domain.KeyID{},
+		campaigns:   map[domain.CampaignID]domain.Campaign{},
+		contacts:    map[domain.ContactID]domain.Contact{},
+		contactIDs:  map[phoneKey]domain.ContactID{},
+		messages:    map[domain.MessageID]domain.Message{},
+		providerIDs: map[string]domain.MessageID{},
+		queue:       map[domain.MessageID]queueItem{},
+		entries:     map[domain.EntryID]domain.Entry{},
+	}
+	return &Store{repos{st: st, enter: st.lock}}
+}
+
+// Ping always succeeds: memory is always reachable.
+func (s *Store) Ping(context.Context) error { return nil }
+
+// state is everything the store holds. Stored values are never changed in
+// place, only replaced, so an undo entry can keep the old value as it was.
+type state struct {
+	mu   sync.Mutex
+	undo *[]func() // while a transaction runs: how to undo each of its writes
+
+	workspaces  map[domain.WorkspaceID]domain.Workspace // IsDefault is never stored; defaultWS says
+	defaultWS   domain.WorkspaceID
+	keys        map[domain.KeyID]domain.APIKey
+	keyIDs      map[string]domain.KeyID // by identifier
+	campaigns   map[domain.CampaignID]domain.Campaign
+	contacts    map[domain.ContactID]domain.Contact
+	contactIDs  map[phoneKey]domain.ContactID
+	messages    map[domain.MessageID]domain.Message
+	providerIDs map[string]domain.MessageID
+	queue       map[domain.MessageID]queueItem // messages not yet released for good
+	entries     map[domain.EntryID]domain.Entry
+}
+
+type phoneKey struct {
+	ws    domain.WorkspaceID
+	phone string
+}
+
+// queueItem is a message's place in the queue.
+type queueItem struct {
+	due        time.Time
+	leased     bool
+	owner      string
+	leaseUntil time.Time
+	attempts   int
+}
+
+// lock takes the store's lock for one call outside a transaction.
+func (st *state) lock(ctx context.Context) (unlock func()) {
+	if tx, ok := ctx.Value(txKey{}).(*txn); ok && tx.st == st && tx.open.Load() {
+		panic("memstore: store called inside its own WithinTx; use the ports.Repos given to fn")
+	}
+	st.mu.Lock()
+	return st.mu.Unlock
+}
+
+// put sets m[k] and, inside a transaction, records how to undo it.
+func put[K comparable, V any](st *state, m map[K]V, k K, v V) {
+	if st.undo != nil {
+		old, had := m[k]
+		*st.undo = append(*st.undo, func() {
+			if had {
+				m[k] = old
+			} else {
+				delete(m, k)
+			}
+		})
+	}
+	m[k] = v
+}
+
+// del deletes m[k] and, inside a transaction, records how to undo it.
+func del[K comparable, V any](st *state, m map[K]V, k K) {
+	old, had := m[k]
+	if !had {
+		return
+	}
+	if st.undo != nil {
+		*st.undo = append(*st.undo, func() { m[k] = old })
+	}
+	delete(m, k)
+}
+
+// repos implements the repository ports over a state. The Store's repos take
+// the lock for each call; a transaction's repos run under the lock the
+// transaction holds.
+type repos struct {
+	st    *state
+	enter func(ctx context.Context) (leave func())
+}
+
+func conflict(detail string) error {
+	return &domain.Error{Code: domain.CodeConflict, Detail: detail}
+}
+
+// CreateWorkspace stores a new workspace.
+func (r *repos) CreateWorkspace(ctx context.Context, w domain.Workspace) error {
+	defer r.enter(ctx)()
+	if _, ok := r.st.workspaces[w.ID]; ok {
+		return conflict("a workspace with this id exists")
+	}
+	w.IsDefault = false
+	w.CreatedAt = utc(w.CreatedAt)
+	put(r.st, r.st.workspaces, w.ID, w)
+	return nil
+}
+
+// GetWorkspace returns a workspace.
+func (r *repos) GetWorkspace(ctx context.Context, id domain.WorkspaceID) (domain.Workspace, error) {
+	defer r.enter(ctx)()
+	return r.st.workspace(id)
+}
+
+func (st *state) workspace(id domain.WorkspaceID) (domain.Workspace, error) {
+	w, ok := st.workspaces[id]
+	if !ok {
+		return domain.Workspace{}, domain.NotFound(domain.ErrWorkspaceNotFound)
+	}
+	w.IsDefault = id == st.defaultWS
+	return w, nil
+}
+
+// EnsureDefaultWorkspace returns the default workspace, storing candidate as
+// the default if there is none yet.
+func (r *repos) EnsureDefaultWorkspace(ctx context.Context, candidate domain.Workspace) (domain.Workspace, error) {
+	defer r.enter(ctx)()
+	st := r.st
+	if st.defaultWS == "" {
+		if _, ok := st.workspaces[candidate.ID]; !ok {
+			candidate.IsDefault = false
+			candidate.CreatedAt = utc(candidate.CreatedAt)
+			put(st, st.workspaces, candidate.ID, candidate)
+		}
+		if st.undo != nil {
+			*st.undo = append(*st.undo, func() { st.defaultWS = "" })
+		}
+		st.defaultWS = candidate.ID
+	}
+	return st.workspace(st.defaultWS)
+}
+
+// CreateKey stores a key; its identifier must be unused.
+func (r *repos) CreateKey(ctx context.Context, k domain.APIKey) error {
+	defer r.enter(ctx)()
+	if _, ok := r.st.keys[k.ID]; ok {
+		return conflict("a key with this id exists")
+	}
+	if _, ok := r.st.keyIDs[k.Identifier]; ok {
+		return conflict("a key with this identifier exists")
+	}
+	put(r.st, r.st.keys, k.ID, copyKey(k))
+	put(r.st, r.st.keyIDs, k.Identifier, k.ID)
+	return nil
+}
+
+// GetKeyByIdentifier finds a key by its identifier, in any workspace.
+func (r *repos) GetKeyByIdentifier(ctx context.Context, identifier string) (domain.APIKey, error) {
+	defer r.enter(ctx)()
+	id, ok := r.st.keyIDs[identifier]
+	if !ok {
+		return domain.APIKey{}, domain.NotFound(domain.ErrKeyNotFound)
+	}
+	return copyKey(r.st.keys[id]), nil
+}
+
+// GetKey returns one of the workspace's keys.
+func (r *repos) GetKey(ctx context.Context, ws domain.WorkspaceID, id domain.KeyID) (domain.APIKey, error) {
+	defer r.enter(ctx)()
+	k, ok := r.st.keys[id]
+	if !ok || k.Workspace != ws {
+		return domain.APIKey{}, domain.NotFound(domain.ErrKeyNotFound)
+	}
+	return copyKey(k), nil
+}
+
+// ListKeys lists the workspace's keys, newest first.
+func (r *repos) ListKeys(ctx context.Context, ws domain.WorkspaceID) ([]domain.APIKey, error) {
+	defer r.enter(ctx)()
+	var out []domain.APIKey
+	for _, k := range r.st.keys {
+		if k.Workspace == ws {
+			out = append(out, copyKey(k))
+		}
+	}
+	slices.SortFunc(out, func(a, b domain.APIKey) int { return cmp.Compare(b.ID, a.ID) })
+	return out, nil
+}
+
+// UpdateKey runs fn on the key and stores the result if fn succeeds.
+func (r *repos) UpdateKey(ctx context.Context, ws domain.WorkspaceID, id domain.KeyID, fn func(*domain.APIKey) error) (domain.APIKey, error) {
+	defer r.enter(ctx)()
+	old, ok := r.st.keys[id]
+	if !ok || old.Workspace != ws {
+		return domain.APIKey{}, domain.NotFound(domain.ErrKeyNotFound)
+	}
+	k := copyKey(old)
+	if err := fn(&k); err != nil {
+		return domain.APIKey{}, err
+	}
+	k.ID, k.Workspace, k.Identifier = old.ID, old.Workspace, old.Identifier
+	k = copyKey(k)
+	put(r.st, r.st.keys, id, k)
+	return copyKey(k), nil
+}
+
+// TouchKeys moves each known key's last use forward to the given time.
+func (r *repos) TouchKeys(ctx context.Context, lastUsed map[domain.KeyID]time.Time) error {
+	defer r.enter(ctx)()
+	for id, at := range lastUsed {
+		k, ok := r.st.keys[id]
+		if !ok {
+			continue
+		}
+		at = utc(at)
+		if k.LastUsedAt != nil && !at.After(*k.LastUsedAt) {
+			continue
+		}
+		k.LastUsedAt = &at
+		put(r.st, r.st.keys, id, k)
+	}
+	return nil
+}
+
+// CreateCampaign stores a new campaign.
+func (r *repos) CreateCampaign(ctx context.Context, c domain.Campaign) error {
+	defer r.enter(ctx)()
+	if _, ok := r.st.campaigns[c.ID]; ok {
+		return conflict("a campaign with this id exists")
+	}
+	put(r.st, r.st.campaigns, c.ID, copyCampaign(c))
+	return nil
+}
+
+// GetCampaign returns one of the workspace's campaigns.
+func (r *repos) GetCampaign(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (domain.Campaign, error) {
+	defer r.enter(ctx)()
+	c, ok := r.st.campaigns[id]
+	if !ok || c.Workspace != ws {
+		return domain.Campaign{}, domain.NotFound(domain.ErrCampaignNotFound)
+	}
+	return copyCampaign(c), nil
+}
+
+// ListCampaigns returns one page of the workspace's campaigns, newest first.
+func (r *repos) ListCampaigns(ctx context.Context, ws domain.WorkspaceID, p ports.Page) ([]domain.Campaign, string, error) {
+	defer r.enter(ctx)()
+	var all []domain.Campaign
+	for _, c := range r.st.campaigns {
+		if c.Workspace == ws {
+			all = append(all, c)
+		}
+	}
+	out, next := page(all, func(c domain.Campaign) string { return string(c.ID) }, p)
+	for i := range out {
+		out[i] = copyCampaign(out[i])
+	}
+	return out, next, nil
+}
+
+// UpdateCampaign runs fn on the campaign and stores the result if fn
+// succeeds.
+func (r *repos) UpdateCampaign(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, fn func(*domain.Campaign) error) (domain.Campaign, error) {
+	defer r.enter(ctx)()
+	old, ok := r.st.campaigns[id]
+	if !ok || old.Workspace != ws {
+		return domain.Campaign{}, domain.NotFound(domain.ErrCampaignNotFound)
+	}
+	c := copyCampaign(old)
+	if err := fn(&c); err != nil {
+		return domain.Campaign{}, err
+	}
+	c.ID, c.Workspace = old.ID, old.Workspace
+	c = copyCampaign(c)
+	put(r.st, r.st.campaigns, id, c)
+	return copyCampaign(c), nil
+}
+
+// CreateContact stores a new contact; its phone number must be unused in
+// the workspace.
+func (r *repos) CreateContact(ctx context.Context, c domain.Contact) error {
+	defer r.enter(ctx)()
+	if _, ok := r.st.contacts[c.ID]; ok {
+		return conflict("a contact with this id exists")
+	}
+	pk := phoneKey{c.Workspace, c.Phone.String()}
+	if _, ok := r.st.contactIDs[pk]; ok {
+		return conflict("a contact with this phone number exists")
+	}
+	put(r.st, r.st.contacts, c.ID, copyContact(c))
+	put(r.st, r.st.contactIDs, pk, c.ID)
+	return nil
+}
+
+// GetContact returns one of the workspace's contacts.
+func (r *repos) GetContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.Contact, error) {
+	defer r.enter(ctx)()
+	c, ok := r.st.contacts[id]
+	if !ok || c.Workspace != ws {
+		return domain.Contact{}, domain.NotFound(domain.ErrContactNotFound)
+	}
+	return copyContact(c), nil
+}
+
+// GetContactByPhone returns the workspace's contact with this phone number.
+func (r *repos) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error) {
+	defer r.enter(ctx)()
+	id, ok := r.st.contactIDs[phoneKey{ws, phone.String()}]
+	if !ok {
+		return domain.Contact{}, domain.NotFound(domain.ErrContactNotFound)
+	}
+	return copyContact(r.st.contacts[id]), nil
+}
+
+// UpdateContact runs fn on the contact and stores the result if fn succeeds.
+// A new phone number must be unused in the workspace.
+func (r *repos) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error) {
+	defer r.enter(ctx)()
+	old, ok := r.st.contacts[id]
+	if !ok || old.Workspace != ws {
+		return domain.Contact{}, domain.NotFound(domain.ErrContactNotFound)
+	}
+	c := copyContact(old)
+	if err := fn(&c); err != nil {
+		return domain.Contact{}, err
+	}
+	c.ID, c.Workspace = old.ID, old.Workspace
+	if c.Phone != old.Phone {
+		pk := phoneKey{ws, c.Phone.String()}
+		if _, taken := r.st.contactIDs[pk]; taken {
+			return domain.Contact{}, conflict("a contact with this phone number exists")
+		}
+		del(r.st, r.st.contactIDs, phoneKey{ws, old.Phone.String()})
+		put(r.st, r.st.contactIDs, pk, id)
+	}
+	c = copyContact(c)
+	put(r.st, r.st.contacts, id, c)
+	return copyContact(c), nil
+}
+
+// CreateMessage stores a new message, due for sending from its creation
+// time.
+func (r *repos) CreateMessage(ctx context.Context, m domain.Message) error {
+	defer r.enter(ctx)()
+	if _, ok := r.st.messages[m.ID]; ok {
+		return conflict("a message with this id exists")
+	}
+	m = copyMessage(m)
+	put(r.st, r.st.messages, m.ID, m)
+	if m.ProviderID != "" {
+		put(r.st, r.st.providerIDs, m.ProviderID, m.ID)
+	}
+	put(r.st, r.st.queue, m.ID, queueItem{due: m.CreatedAt})
+	return nil
+}
+
+// GetMessage returns one of the workspace's messages.
+func (r *repos) GetMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID) (domain.Message, error) {
+	defer r.enter(ctx)()
+	m, ok := r.st.messages[id]
+	if !ok || m.Workspace != ws {
+		return domain.Message{}, domain.NotFound(domain.ErrMessageNotFound)
+	}
+	return copyMessage(m), nil
+}
+
+// LocateMessage finds a message in any workspace, by id when id is given,
+// otherwise by the provider's id.
+func (r *repos) LocateMessage(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error) {
+	defer r.enter(ctx)()
+	if id == "" && providerID != "" {
+		id = r.st.providerIDs[providerID]
+	}
+	m, ok := r.st.messages[id]
+	if !ok || id == "" {
+		return domain.Message{}, domain.NotFound(domain.ErrMessageNotFound)
+	}
+	return copyMessage(m), nil
+}
+
+// UpdateMessage runs fn on the message and stores the result if fn
+// succeeds.
+func (r *repos) UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID, fn func(*domain.Message) error) (domain.Message, error) {
+	defer r.enter(ctx)()
+	old, ok := r.st.messages[id]
+	if !ok || old.Workspace != ws {
+		return domain.Message{}, domain.NotFound(domain.ErrMessageNotFound)
+	}
+	m := copyMessage(old)
+	if err := fn(&m); err != nil {
+		return domain.Message{}, err
+	}
+	m.ID, m.Workspace = old.ID, old.Workspace
+	r.st.saveMessage(old, copyMessage(m))
+	return copyMessage(m), nil
+}
+
+// saveMessage replaces old with m and keeps the provider id index.
+func (st *state) saveMessage(old, m domain.Message) {
+	if m.ProviderID != old.ProviderID {
+		if old.ProviderID != "" && st.providerIDs[old.ProviderID] == m.ID {
+			del(st, st.providerIDs, old.ProviderID)
+		}
+		if m.ProviderID != "" {
+			put(st, st.providerIDs, m.ProviderID, m.ID)
+		}
+	}
+	put(st, st.messages, m.ID, m)
+}
+
+// CountMessagesByStatus counts the campaign's messages per current status;
+// statuses without messages are absent.
+func (r *repos) CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error) {
+	defer r.enter(ctx)()
+	out := map[domain.MessageStatus]int{}
+	for _, m := range r.st.messages {
+		if m.Workspace == ws && m.CampaignID == id {
+			out[m.Status]++
+		}
+	}
+	return out, nil
+}
+
+// ClaimMessages leases up to c.Limit due messages, oldest due first (then by
+// id), and moves them to sending.
+func (r *repos) ClaimMessages(ctx context.Context, c ports.Claim) ([]ports.Claimed, error) {
+	defer r.enter(ctx)()
+	now := utc(c.Now)
+	var due []domain.MessageID
+	for id, q := range r.st.queue {
+		if !q.due.After(now) && (!q.leased || !q.leaseUntil.After(now)) {
+			due = append(due, id)
+		}
+	}
+	slices.SortFunc(due, func(a, b domain.MessageID) int {
+		if c := r.st.queue[a].due.Compare(r.st.queue[b].due); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	var out []ports.Claimed
+	for _, id := range due[:min(len(due), max(c.Limit, 0))] {
+		q := r.st.queue[id]
+		q.attempts++
+		q.leased, q.owner, q.leaseUntil = true, c.Owner, utc(c.LeaseUntil)
+		put(r.st, r.st.queue, id, q)
+		old := r.st.messages[id]
+		m := copyMessage(old)
+		m.Advance(domain.StatusSending, now, nil)
+		r.st.saveMessage(old, m)
+		out = append(out, ports.Claimed{Message: copyMessage(m), Attempt: q.attempts})
+	}
+	return out, nil
+}
+
+// ReleaseMessage ends owner's lease: for good when retryAt is nil, otherwise
+// until retryAt. Anyone else's release changes nothing.
+func (r *repos) ReleaseMessage(ctx context.Context, id domain.MessageID, owner string, retryAt *time.Time) error {
+	defer r.enter(ctx)()
+	q, ok := r.st.queue[id]
+	if !ok || !q.leased || q.owner != owner {
+		return nil
+	}
+	if retryAt == nil {
+		del(r.st, r.st.queue, id)
+		return nil
+	}
+	q.leased, q.owner, q.leaseUntil = false, "", time.Time{}
+	q.due = utc(*retryAt)
+	put(r.st, r.st.queue, id, q)
+	return nil
+}
+
+// AppendEntry adds an entry to a contact's thread.
+func (r *repos) AppendEntry(ctx context.Context, e domain.Entry) error {
+	defer r.enter(ctx)()
+	if _, ok := r.st.entries[e.ID]; ok {
+		return conflict("an entry with this id exists")
+	}
+	e.CreatedAt = utc(e.CreatedAt)
+	put(r.st, r.st.entries, e.ID, e)
+	return nil
+}
+
+// ListEntries returns one page of the contact's thread, newest first, with
+// each outbound entry's message status. An unknown contact, or another
+// workspace's, has an empty thread.
+func (r *repos) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p ports.Page) ([]domain.Entry, string, error) {
+	defer r.enter(ctx)()
+	var all []domain.Entry
+	for _, e := range r.st.entries {
+		if e.Workspace == ws && e.ContactID == contact {
+			all = append(all, e)
+		}
+	}
+	out, next := page(all, func(e domain.Entry) string { return string(e.ID) }, p)
+	for i, e := range out {
+		if m, ok := r.st.messages[e.MessageID]; ok && e.Direction == domain.Outbound && m.Workspace == ws {
+			out[i].Status = m.Status
+		}
+	}
+	return out, next, nil
+}
+
+// page sorts items newest first (identifiers descending) and returns those
+// after the cursor, up to the limit, with the cursor of the next page: the
+// last identifier returned, or empty when nothing follows.
+func page[T any](items []T, id func(T) string, p ports.Page) ([]T, string) {
+	slices.SortFunc(items, func(a, b T) int { return cmp.Compare(id(b), id(a)) })
+	if p.Cursor != "" {
+		i, _ := slices.BinarySearchFunc(items, p.Cursor, func(item T, cursor string) int {
+			return cmp.Compare(cursor, id(item)) // items are descending
+		})
+		for i < len(items) && id(items[i]) >= p.Cursor {
+			i++
+		}
+		items = items[i:]
+	}
+	limit := p.Limit
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	if len(items) <= limit {
+		return items, ""
+	}
+	items = items[:limit]
+	return items, id(items[limit-1])
+}
+
+// utc is how the store keeps times: UTC, microseconds.
+func utc(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := utc(*t)
+	return &u
+}
+
+// The copy functions deep-copy a value on its way in or out of the store and
+// normalise its times.
+
+func copyKey(k domain.APIKey) domain.APIKey {
+	k.CreatedAt = utc(k.CreatedAt)
+	k.LastUsedAt, k.RevokedAt, k.ExpiresAt = utcPtr(k.LastUsedAt), utcPtr(k.RevokedAt), utcPtr(k.ExpiresAt)
+	return k
+}
+
+func copyCampaign(c domain.Campaign) domain.Campaign {
+	c.Template.Placeholders = slices.Clone(c.Template.Placeholders)
+	c.CreatedAt, c.UpdatedAt = utc(c.CreatedAt), utc(c.UpdatedAt)
+	return c
+}
+
+func copyContact(c domain.Contact) domain.Contact {
+	c.Attributes = maps.Clone(c.Attributes)
+	c.Tags = slices.Clone(c.Tags)
+	c.CreatedAt, c.UpdatedAt = utc(c.CreatedAt), utc(c.UpdatedAt)
+	c.LastMessageAt = utcPtr(c.LastMessageAt)
+	return c
+}
+
+func copyMessage(m domain.Message) domain.Message {
+	m.Variables = slices.Clone(m.Variables)
+	m.History = slices.Clone(m.History)
+	for i := range m.History {
+		m.History[i].At = utc(m.History[i].At)
+	}
+	if m.Failure != nil {
+		f := *m.Failure
+		m.Failure = &f
+	}
+	m.CreatedAt, m.UpdatedAt = utc(m.CreatedAt), utc(m.UpdatedAt)
+	return m
+}

@@ -1,0 +1,171 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+type campaignRow struct {
+	ID           string   `db:"id"`
+	WorkspaceID  string   `db:"workspace_id"`
+	Name         string   `db:"name"`
+	TemplateName string   `db:"template_name"`
+	Language     string   `db:"language"`
+	HeaderFormat string   `db:"header_format"`
+	HeaderText   string   `db:"header_text"`
+	Body         string   `db:"body"`
+	Footer       string   `db:"footer"`
+	Placeholders jsonText `db:"placeholders"`
+	Status       string   `db:"status"`
+	CreatedAt    dbTime   `db:"created_at"`
+	UpdatedAt    dbTime   `db:"updated_at"`
+}
+
+const campaignColumns = `id, workspace_id, name, template_name, language, header_format, header_text, body, footer,
+placeholders, status, created_at, updated_at`
+
+// placeholderJSON is the stored form of a template placeholder.
+type placeholderJSON struct {
+	Index int    `json:"index"`
+	Label string `json:"label"`
+}
+
+func toCampaignRow(c domain.Campaign) (campaignRow, error) {
+	var ph []placeholderJSON // nil stays null, empty stays []
+	if c.Template.Placeholders != nil {
+		ph = make([]placeholderJSON, 0, len(c.Template.Placeholders))
+		for _, p := range c.Template.Placeholders {
+			ph = append(ph, placeholderJSON{Index: p.Index, Label: p.Label})
+		}
+	}
+	phJSON, err := toJSON(ph)
+	if err != nil {
+		return campaignRow{}, err
+	}
+	t := c.Template
+	return campaignRow{
+		ID: string(c.ID), WorkspaceID: string(c.Workspace), Name: c.Name,
+		TemplateName: t.Name, Language: t.Language, HeaderFormat: t.HeaderFormat.String(), HeaderText: t.HeaderText,
+		Body: t.Body, Footer: t.Footer, Placeholders: phJSON, Status: c.Status.String(),
+		CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt),
+	}, nil
+}
+
+func (r campaignRow) toDomain() (domain.Campaign, error) {
+	header, err := parseStored("header format", r.HeaderFormat, domain.ParseHeaderFormat)
+	if err != nil {
+		return domain.Campaign{}, err
+	}
+	status, err := parseStored("campaign status", r.Status, domain.ParseCampaignStatus)
+	if err != nil {
+		return domain.Campaign{}, err
+	}
+	var ph []placeholderJSON
+	if err := r.Placeholders.decode(&ph); err != nil {
+		return domain.Campaign{}, corrupt("placeholders of campaign "+r.ID, string(r.Placeholders))
+	}
+	var placeholders []domain.Placeholder
+	if ph != nil {
+		placeholders = make([]domain.Placeholder, 0, len(ph))
+		for _, p := range ph {
+			placeholders = append(placeholders, domain.Placeholder{Index: p.Index, Label: p.Label})
+		}
+	}
+	return domain.Campaign{
+		ID: domain.CampaignID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID), Name: r.Name,
+		Template: domain.Template{
+			Name: r.TemplateName, Language: r.Language, HeaderFormat: header, HeaderText: r.HeaderText,
+			Body: r.Body, Footer: r.Footer, Placeholders: placeholders,
+		},
+		Status: status, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
+	}, nil
+}
+
+// CreateCampaign stores a new campaign.
+func (s *Store) CreateCampaign(ctx context.Context, c domain.Campaign) error {
+	const q = `INSERT INTO campaigns (` + campaignColumns + `)
+VALUES (:id, :workspace_id, :name, :template_name, :language, :header_format, :header_text, :body, :footer,
+:placeholders, :status, :created_at, :updated_at)`
+	row, err := toCampaignRow(c)
+	if err == nil {
+		_, err = s.exec(ctx, q, row)
+	}
+	return s.fail("create campaign", err, nil)
+}
+
+// GetCampaign returns one of a workspace's campaigns.
+func (s *Store) GetCampaign(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (domain.Campaign, error) {
+	const q = `SELECT ` + campaignColumns + ` FROM campaigns WHERE workspace_id = :workspace_id AND id = :id`
+	return s.getCampaign(ctx, "get campaign", q, ws, id)
+}
+
+func (s *Store) getCampaign(ctx context.Context, op, q string, ws domain.WorkspaceID, id domain.CampaignID) (domain.Campaign, error) {
+	var row campaignRow
+	if err := s.get(ctx, &row, q, map[string]any{"workspace_id": string(ws), "id": string(id)}); err != nil {
+		return domain.Campaign{}, s.fail(op, err, domain.ErrCampaignNotFound)
+	}
+	c, err := row.toDomain()
+	return c, s.fail(op, err, nil)
+}
+
+// ListCampaigns returns one page of a workspace's campaigns, newest first,
+// and the cursor of the next page (empty on the last).
+func (s *Store) ListCampaigns(ctx context.Context, ws domain.WorkspaceID, p ports.Page) ([]domain.Campaign, string, error) {
+	const q = `SELECT ` + campaignColumns + ` FROM campaigns
+WHERE workspace_id = :workspace_id AND (:cursor = '' OR id < :cursor)
+ORDER BY id DESC
+LIMIT :limit`
+	limit := pageLimit(p)
+	var rows []campaignRow
+	arg := map[string]any{"workspace_id": string(ws), "cursor": p.Cursor, "limit": limit + 1}
+	if err := s.selectAll(ctx, &rows, q, arg); err != nil {
+		return nil, "", s.fail("list campaigns", err, nil)
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		next = rows[limit-1].ID
+	}
+	out := make([]domain.Campaign, 0, len(rows))
+	for _, r := range rows {
+		c, err := r.toDomain()
+		if err != nil {
+			return nil, "", s.fail("list campaigns", err, nil)
+		}
+		out = append(out, c)
+	}
+	return out, next, nil
+}
+
+// UpdateCampaign runs fn on the stored campaign and stores the result,
+// atomically. The id and workspace do not change.
+func (s *Store) UpdateCampaign(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, fn func(*domain.Campaign) error) (domain.Campaign, error) {
+	const qGet = `SELECT ` + campaignColumns + ` FROM campaigns WHERE workspace_id = :workspace_id AND id = :id`
+	const qUpdate = `UPDATE campaigns
+SET name = :name, template_name = :template_name, language = :language, header_format = :header_format,
+    header_text = :header_text, body = :body, footer = :footer, placeholders = :placeholders,
+    status = :status, created_at = :created_at, updated_at = :updated_at
+WHERE workspace_id = :workspace_id AND id = :id`
+	var c domain.Campaign
+	err := s.inTx(ctx, func(ts *Store) error {
+		var err error
+		if c, err = ts.getCampaign(ctx, "update campaign", qGet+ts.d.lockRows(), ws, id); err != nil {
+			return err
+		}
+		if err := fn(&c); err != nil {
+			return err
+		}
+		c.ID, c.Workspace = id, ws
+		row, err := toCampaignRow(c)
+		if err == nil {
+			_, err = ts.exec(ctx, qUpdate, row)
+		}
+		return ts.fail("update campaign", err, nil)
+	})
+	if err != nil {
+		return domain.Campaign{}, err
+	}
+	return c, nil
+}

@@ -1,0 +1,127 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/heraldhq/herald/domain"
+)
+
+type contactRow struct {
+	ID             string   `db:"id"`
+	WorkspaceID    string   `db:"workspace_id"`
+	ConversationID string   `db:"conversation_id"`
+	PhoneNumber    string   `db:"phone_number"`
+	Name           string   `db:"name"`
+	Email          string   `db:"email"`
+	Attributes     jsonText `db:"attributes"`
+	Tags           jsonText `db:"tags"`
+	OptedOut       bool     `db:"opted_out"`
+	CreatedAt      dbTime   `db:"created_at"`
+	UpdatedAt      dbTime   `db:"updated_at"`
+	LastMessageAt  nullTime `db:"last_message_at"`
+}
+
+const contactColumns = `id, workspace_id, conversation_id, phone_number, name, email, attributes, tags, opted_out,
+created_at, updated_at, last_message_at`
+
+func toContactRow(c domain.Contact) (contactRow, error) {
+	attrs, err := toJSON(c.Attributes)
+	if err != nil {
+		return contactRow{}, err
+	}
+	tags, err := toJSON(c.Tags)
+	if err != nil {
+		return contactRow{}, err
+	}
+	return contactRow{
+		ID: string(c.ID), WorkspaceID: string(c.Workspace), ConversationID: string(c.ConversationID),
+		PhoneNumber: c.Phone.String(), Name: c.Name, Email: c.Email, Attributes: attrs, Tags: tags,
+		OptedOut: c.OptedOut, CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt),
+		LastMessageAt: newNullTime(c.LastMessageAt),
+	}, nil
+}
+
+func (r contactRow) toDomain() (domain.Contact, error) {
+	var attrs map[string]string
+	if err := r.Attributes.decode(&attrs); err != nil {
+		return domain.Contact{}, corrupt("attributes of contact "+r.ID, string(r.Attributes))
+	}
+	var tags []string
+	if err := r.Tags.decode(&tags); err != nil {
+		return domain.Contact{}, corrupt("tags of contact "+r.ID, string(r.Tags))
+	}
+	return domain.Contact{
+		ID: domain.ContactID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID),
+		ConversationID: domain.ConversationID(r.ConversationID),
+		Phone:          domain.UnmarshalPhoneNumberFromStore(r.PhoneNumber),
+		Name:           r.Name, Email: r.Email, Attributes: attrs, Tags: tags, OptedOut: r.OptedOut,
+		CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(), LastMessageAt: r.LastMessageAt.ptr(),
+	}, nil
+}
+
+// CreateContact stores a new contact; a second contact with the same phone
+// number in the workspace is a conflict.
+func (s *Store) CreateContact(ctx context.Context, c domain.Contact) error {
+	const q = `INSERT INTO contacts (` + contactColumns + `)
+VALUES (:id, :workspace_id, :conversation_id, :phone_number, :name, :email, :attributes, :tags, :opted_out,
+:created_at, :updated_at, :last_message_at)`
+	row, err := toContactRow(c)
+	if err == nil {
+		_, err = s.exec(ctx, q, row)
+	}
+	return s.fail("create contact", err, nil)
+}
+
+// GetContact returns one of a workspace's contacts.
+func (s *Store) GetContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.Contact, error) {
+	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND id = :id`
+	return s.getContact(ctx, "get contact", q, map[string]any{"workspace_id": string(ws), "id": string(id)})
+}
+
+// GetContactByPhone finds a workspace's contact by phone number.
+func (s *Store) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error) {
+	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND phone_number = :phone_number`
+	return s.getContact(ctx, "get contact by phone", q, map[string]any{"workspace_id": string(ws), "phone_number": phone.String()})
+}
+
+func (s *Store) getContact(ctx context.Context, op, q string, arg any) (domain.Contact, error) {
+	var row contactRow
+	if err := s.get(ctx, &row, q, arg); err != nil {
+		return domain.Contact{}, s.fail(op, err, domain.ErrContactNotFound)
+	}
+	c, err := row.toDomain()
+	return c, s.fail(op, err, nil)
+}
+
+// UpdateContact runs fn on the stored contact and stores the result,
+// atomically. The id, workspace and conversation do not change; a phone
+// number taken by another contact of the workspace is a conflict.
+func (s *Store) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error) {
+	const qGet = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND id = :id`
+	const qUpdate = `UPDATE contacts
+SET phone_number = :phone_number, name = :name, email = :email, attributes = :attributes, tags = :tags,
+    opted_out = :opted_out, created_at = :created_at, updated_at = :updated_at, last_message_at = :last_message_at
+WHERE workspace_id = :workspace_id AND id = :id`
+	var c domain.Contact
+	err := s.inTx(ctx, func(ts *Store) error {
+		var err error
+		arg := map[string]any{"workspace_id": string(ws), "id": string(id)}
+		if c, err = ts.getContact(ctx, "update contact", qGet+ts.d.lockRows(), arg); err != nil {
+			return err
+		}
+		conv := c.ConversationID
+		if err := fn(&c); err != nil {
+			return err
+		}
+		c.ID, c.Workspace, c.ConversationID = id, ws, conv
+		row, err := toContactRow(c)
+		if err == nil {
+			_, err = ts.exec(ctx, qUpdate, row)
+		}
+		return ts.fail("update contact", err, nil)
+	})
+	if err != nil {
+		return domain.Contact{}, err
+	}
+	return c, nil
+}

@@ -1,0 +1,80 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Dialect is what differs between the SQL engines, and only that: the driver,
+// the migrations, row locking (SQLite's write transactions already hold the
+// database's single write lock; PostgreSQL locks rows), the claim's lock
+// clause, and how driver errors are recognised. Everything else is one SQL
+// text for both engines. Get one from SQLite, Postgres or DialectFor.
+type Dialect interface {
+	// Name is "sqlite" or "postgres"; it also names the migrations directory.
+	Name() string
+
+	driverName() string
+	// lockRows ends a SELECT whose rows a read-modify-write will update.
+	lockRows() string
+	// claimLock ends the SELECT of due messages in ClaimMessages, so that
+	// concurrent claimers never take the same message.
+	claimLock() string
+	// classify recognises the engine's unique violations and signs of an
+	// unreachable or overloaded database.
+	classify(err error) errKind
+	// lockMigrations serialises concurrent migrators inside tx.
+	lockMigrations(ctx context.Context, tx *sqlx.Tx) error
+	// schemaMigrationsDDL creates the migrations bookkeeping table.
+	schemaMigrationsDDL() string
+	// schemaMigrationsExists is a query returning one row with 1 if the
+	// bookkeeping table exists and 0 if not.
+	schemaMigrationsExists() string
+	// verify checks a freshly opened pool: reachable, and configured as the
+	// package expects.
+	verify(ctx context.Context, db *sqlx.DB) error
+}
+
+// DialectFor picks the dialect from a database URL: "sqlite:PATH" or
+// "postgres://…" (also "postgresql://…").
+func DialectFor(databaseURL string) (Dialect, error) {
+	d, _, err := parseDatabaseURL(databaseURL)
+	return d, err
+}
+
+// parseDatabaseURL returns the dialect and what its driver opens: the SQLite
+// file path or the PostgreSQL URL.
+func parseDatabaseURL(u string) (Dialect, string, error) {
+	switch {
+	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):
+		return Postgres(), u, nil
+	case strings.HasPrefix(u, "sqlite:"):
+		path := strings.TrimPrefix(u, "sqlite:")
+		// Accept the URL-looking "sqlite://PATH" too: "sqlite:///abs" is
+		// /abs and "sqlite://rel" is rel.
+		path = strings.TrimPrefix(path, "//")
+		switch {
+		case path == "":
+			return nil, "", fmt.Errorf("sqlstore: database URL %q names no file", u)
+		case path == ":memory:" || strings.HasPrefix(path, "file:"):
+			return nil, "", fmt.Errorf("sqlstore: database URL %q: only a file path is supported after sqlite:", u)
+		case strings.ContainsRune(path, '?'):
+			return nil, "", fmt.Errorf("sqlstore: database URL %q: the file path must not contain '?'", u)
+		}
+		return SQLite(), path, nil
+	}
+	return nil, "", fmt.Errorf("sqlstore: database URL must start with sqlite: or postgres://, got %q", redactURL(u))
+}
+
+// redactURL keeps a password out of error messages.
+func redactURL(u string) string {
+	if i := strings.Index(u, "@"); i >= 0 {
+		if j := strings.Index(u, "://"); j >= 0 && j < i {
+			return u[:j+3] + "…@" + u[i+1:]
+		}
+	}
+	return u
+}

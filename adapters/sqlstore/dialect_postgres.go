@@ -1,0 +1,69 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jmoiron/sqlx"
+)
+
+// Postgres is the dialect of a shared PostgreSQL database.
+func Postgres() Dialect { return postgresDialect{} }
+
+type postgresDialect struct{}
+
+func (postgresDialect) Name() string       { return "postgres" }
+func (postgresDialect) driverName() string { return "pgx" }
+
+func (postgresDialect) lockRows() string { return " FOR UPDATE" }
+
+// Concurrent claimers on several instances skip each other's rows.
+func (postgresDialect) claimLock() string { return " FOR UPDATE SKIP LOCKED" }
+
+func (postgresDialect) classify(err error) errKind {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "23505": // unique_violation
+			return kindUnique
+		case strings.HasPrefix(pe.Code, "08"), // connection exception
+			strings.HasPrefix(pe.Code, "53"),                           // insufficient resources
+			pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03", // shutting down, cannot connect now
+			pe.Code == "57014": // query_canceled (statement timeout)
+			return kindUnavailable
+		}
+		return kindOther
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) || pgconn.Timeout(err) {
+		return kindUnavailable
+	}
+	return kindOther
+}
+
+// migrationLockKey is an arbitrary constant naming Herald's migration lock.
+const migrationLockKey = 7_370_201_504
+
+func (postgresDialect) lockMigrations(ctx context.Context, tx *sqlx.Tx) error {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockKey)
+	return err
+}
+
+func (postgresDialect) schemaMigrationsDDL() string {
+	return `CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    integer     NOT NULL PRIMARY KEY,
+    name       text        NOT NULL,
+    applied_at timestamptz NOT NULL
+)`
+}
+
+func (postgresDialect) schemaMigrationsExists() string {
+	return `SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = 'schema_migrations'`
+}
+
+func (postgresDialect) verify(ctx context.Context, db *sqlx.DB) error {
+	return db.PingContext(ctx)
+}

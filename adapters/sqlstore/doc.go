@@ -1,0 +1,53 @@
+// Package sqlstore implements Herald's repository ports, its message queue
+// and its transactor with sqlx, on SQLite (the embedded default, through the
+// pure-Go driver modernc.org/sqlite) and on PostgreSQL (through pgx's
+// database/sql driver).
+//
+// One *Store serves every repository port. Its methods run on an
+// sqlx.ExtContext that is either the pool or, inside WithinTx, one *sqlx.Tx,
+// so the same SQL runs alone or as part of a unit of work. The SQL is written
+// once, with named parameters; the few statements that differ between the
+// engines sit behind the narrow Dialect.
+//
+// Storage decisions:
+//
+//   - Times: INTEGER Unix microseconds (UTC) on SQLite, timestamptz on
+//     PostgreSQL. Both keep exactly the microsecond precision the domain
+//     truncates to, and both sort and compare correctly in SQL. Row structs
+//     hold them as dbTime, whose Scan accepts either form; on SQLite the driver
+//     binds time.Time values as microseconds because Open sets
+//     _time_integer_format=unix_micro, and the tables are STRICT, so a time
+//     bound in any other form fails loudly instead of being stored as text.
+//     Times inside JSON (a message's status history) are RFC 3339 with
+//     nanoseconds, in UTC.
+//   - JSON columns: template placeholders, message variables, status history,
+//     contact attributes and tags are JSON (TEXT on SQLite, jsonb on
+//     PostgreSQL), written from private structs with explicit json tags so the
+//     stored shape does not follow Go field names. A nil slice or map is
+//     stored as JSON null and an empty one as [] or {}, so values round-trip
+//     exactly.
+//   - API keys: only the SHA-256 of the token is stored (BLOB / bytea), next to
+//     the public identifier, which has a unique index.
+//   - Enumerations (statuses, modes, header formats, directions) are their
+//     domain strings; an empty string is the zero value.
+//   - Every query of a workspace-owned object filters by workspace_id, so
+//     another workspace's object is not found by construction.
+//   - Lists are newest first by id (ids are time-sortable); the cursor is the
+//     last id of a page that may have more, empty on the last page; the limit
+//     defaults to 50 and is capped at 100.
+//
+// SQLite connections: WAL journal, synchronous=FULL, foreign_keys=ON and a
+// busy timeout (5 s by default) on every connection; every transaction begins
+// with BEGIN IMMEDIATE (_txlock=immediate), so a read-modify-write takes the
+// write lock before it reads and two writers never deadlock on a lock upgrade.
+// Plain reads run outside transactions and proceed concurrently in WAL mode.
+// The pool is capped at 8 connections by default: enough for concurrent
+// readers, few enough that writers queue on the busy timeout rather than in a
+// storm of SQLITE_BUSY retries. SQLite has a single writer, so the message
+// queue is claimed by one transaction at a time; PostgreSQL claims with
+// FOR UPDATE SKIP LOCKED.
+//
+// Errors are translated once, in errors.go: no rows becomes the entity's
+// not-found error, a unique violation domain.ErrConflict, and an unreachable,
+// locked or timed-out database ports.ErrUnavailable.
+package sqlstore

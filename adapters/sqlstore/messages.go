@@ -1,0 +1,232 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/heraldhq/herald/domain"
+)
+
+type messageRow struct {
+	ID             string        `db:"id"`
+	WorkspaceID    string        `db:"workspace_id"`
+	CampaignID     string        `db:"campaign_id"`
+	ContactID      string        `db:"contact_id"`
+	KeyID          string        `db:"key_id"`
+	Mode           string        `db:"mode"`
+	PhoneNumber    string        `db:"phone_number"`
+	TemplateName   string        `db:"template_name"`
+	Language       string        `db:"language"`
+	HeaderFormat   string        `db:"header_format"`
+	Variables      jsonText      `db:"variables"`
+	MediaHeaderURL string        `db:"media_header_url"`
+	RenderedBody   string        `db:"rendered_body"`
+	Status         string        `db:"status"`
+	History        jsonText      `db:"history"`
+	ProviderID     nullString    `db:"provider_id"`
+	FailureCode    sql.NullInt64 `db:"failure_code"`
+	FailureTitle   nullString    `db:"failure_title"`
+	CreatedAt      dbTime        `db:"created_at"`
+	UpdatedAt      dbTime        `db:"updated_at"`
+}
+
+const messageColumns = `id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name,
+language, header_format, variables, media_header_url, rendered_body, status, history, provider_id,
+failure_code, failure_title, created_at, updated_at`
+
+// statusChangeJSON is the stored form of one status history entry.
+type statusChangeJSON struct {
+	Status string    `json:"status"`
+	At     time.Time `json:"at"` // RFC 3339 with nanoseconds, UTC
+}
+
+func toMessageRow(m domain.Message) (messageRow, error) {
+	vars, err := toJSON(m.Variables)
+	if err != nil {
+		return messageRow{}, err
+	}
+	var hist []statusChangeJSON
+	if m.History != nil {
+		hist = make([]statusChangeJSON, 0, len(m.History))
+		for _, h := range m.History {
+			hist = append(hist, statusChangeJSON{Status: h.Status.String(), At: h.At.UTC()})
+		}
+	}
+	histJSON, err := toJSON(hist)
+	if err != nil {
+		return messageRow{}, err
+	}
+	row := messageRow{
+		ID: string(m.ID), WorkspaceID: string(m.Workspace), CampaignID: string(m.CampaignID),
+		ContactID: string(m.ContactID), KeyID: string(m.KeyID), Mode: m.Mode.String(),
+		PhoneNumber: m.Phone.String(), TemplateName: m.TemplateName, Language: m.Language,
+		HeaderFormat: m.HeaderFormat.String(), Variables: vars, MediaHeaderURL: m.MediaHeaderURL,
+		RenderedBody: m.RenderedBody, Status: m.Status.String(), History: histJSON,
+		ProviderID: nullString(m.ProviderID), CreatedAt: newDBTime(m.CreatedAt), UpdatedAt: newDBTime(m.UpdatedAt),
+	}
+	if m.Failure != nil {
+		row.FailureCode = sql.NullInt64{Int64: int64(m.Failure.Code), Valid: true}
+		row.FailureTitle = nullString(m.Failure.Title)
+	}
+	return row, nil
+}
+
+func (r messageRow) toDomain() (domain.Message, error) {
+	mode, err := parseStored("key mode", r.Mode, domain.ParseKeyMode)
+	if err != nil {
+		return domain.Message{}, err
+	}
+	header, err := parseStored("header format", r.HeaderFormat, domain.ParseHeaderFormat)
+	if err != nil {
+		return domain.Message{}, err
+	}
+	status, err := parseStored("message status", r.Status, domain.ParseMessageStatus)
+	if err != nil {
+		return domain.Message{}, err
+	}
+	var vars []string
+	if err := r.Variables.decode(&vars); err != nil {
+		return domain.Message{}, corrupt("variables of message "+r.ID, string(r.Variables))
+	}
+	var hist []statusChangeJSON
+	if err := r.History.decode(&hist); err != nil {
+		return domain.Message{}, corrupt("history of message "+r.ID, string(r.History))
+	}
+	var history []domain.StatusChange
+	if hist != nil {
+		history = make([]domain.StatusChange, 0, len(hist))
+		for _, h := range hist {
+			st, err := parseStored("message status", h.Status, domain.ParseMessageStatus)
+			if err != nil {
+				return domain.Message{}, err
+			}
+			history = append(history, domain.StatusChange{Status: st, At: h.At.UTC()})
+		}
+	}
+	m := domain.Message{
+		ID: domain.MessageID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID),
+		CampaignID: domain.CampaignID(r.CampaignID), ContactID: domain.ContactID(r.ContactID),
+		KeyID: domain.KeyID(r.KeyID), Mode: mode, Phone: domain.UnmarshalPhoneNumberFromStore(r.PhoneNumber),
+		TemplateName: r.TemplateName, Language: r.Language, HeaderFormat: header, Variables: vars,
+		MediaHeaderURL: r.MediaHeaderURL, RenderedBody: r.RenderedBody, Status: status, History: history,
+		ProviderID: string(r.ProviderID), CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
+	}
+	if r.FailureCode.Valid {
+		m.Failure = &domain.Failure{Code: int(r.FailureCode.Int64), Title: string(r.FailureTitle)}
+	}
+	return m, nil
+}
+
+// CreateMessage stores a new message, due for sending at its creation time.
+func (s *Store) CreateMessage(ctx context.Context, m domain.Message) error {
+	const q = `INSERT INTO messages (` + messageColumns + `, due_at, attempts)
+VALUES (:id, :workspace_id, :campaign_id, :contact_id, :key_id, :mode, :phone_number, :template_name,
+:language, :header_format, :variables, :media_header_url, :rendered_body, :status, :history, :provider_id,
+:failure_code, :failure_title, :created_at, :updated_at, :created_at, 0)`
+	row, err := toMessageRow(m)
+	if err == nil {
+		_, err = s.exec(ctx, q, row)
+	}
+	return s.fail("create message", err, nil)
+}
+
+// GetMessage returns one of a workspace's messages.
+func (s *Store) GetMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID) (domain.Message, error) {
+	const q = `SELECT ` + messageColumns + ` FROM messages WHERE workspace_id = :workspace_id AND id = :id`
+	return s.getMessage(ctx, "get message", q, map[string]any{"workspace_id": string(ws), "id": string(id)})
+}
+
+// LocateMessage finds the message a provider event is about, in any
+// workspace: by id when id is given, otherwise by the provider's id.
+func (s *Store) LocateMessage(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error) {
+	const qByID = `SELECT ` + messageColumns + ` FROM messages WHERE id = :id`
+	const qByProviderID = `SELECT ` + messageColumns + ` FROM messages WHERE provider_id = :provider_id
+ORDER BY id LIMIT 1`
+	switch {
+	case id != "":
+		return s.getMessage(ctx, "locate message", qByID, map[string]any{"id": string(id)})
+	case providerID != "":
+		return s.getMessage(ctx, "locate message", qByProviderID, map[string]any{"provider_id": providerID})
+	}
+	return domain.Message{}, domain.NotFound(domain.ErrMessageNotFound)
+}
+
+func (s *Store) getMessage(ctx context.Context, op, q string, arg any) (domain.Message, error) {
+	var row messageRow
+	if err := s.get(ctx, &row, q, arg); err != nil {
+		return domain.Message{}, s.fail(op, err, domain.ErrMessageNotFound)
+	}
+	m, err := row.toDomain()
+	return m, s.fail(op, err, nil)
+}
+
+// UpdateMessage runs fn on the stored message and stores the result,
+// atomically. The id, workspace, campaign and contact do not change, nor
+// does the message's place in the queue.
+func (s *Store) UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID, fn func(*domain.Message) error) (domain.Message, error) {
+	const qGet = `SELECT ` + messageColumns + ` FROM messages WHERE workspace_id = :workspace_id AND id = :id`
+	var m domain.Message
+	err := s.inTx(ctx, func(ts *Store) error {
+		var err error
+		arg := map[string]any{"workspace_id": string(ws), "id": string(id)}
+		if m, err = ts.getMessage(ctx, "update message", qGet+ts.d.lockRows(), arg); err != nil {
+			return err
+		}
+		stored := m
+		if err := fn(&m); err != nil {
+			return err
+		}
+		m.ID, m.Workspace, m.CampaignID, m.ContactID = stored.ID, stored.Workspace, stored.CampaignID, stored.ContactID
+		return ts.fail("update message", ts.writeMessage(ctx, m), nil)
+	})
+	if err != nil {
+		return domain.Message{}, err
+	}
+	return m, nil
+}
+
+// writeMessage stores m's mutable fields.
+func (s *Store) writeMessage(ctx context.Context, m domain.Message) error {
+	const q = `UPDATE messages
+SET key_id = :key_id, mode = :mode, phone_number = :phone_number, template_name = :template_name,
+    language = :language, header_format = :header_format, variables = :variables,
+    media_header_url = :media_header_url, rendered_body = :rendered_body, status = :status,
+    history = :history, provider_id = :provider_id, failure_code = :failure_code,
+    failure_title = :failure_title, created_at = :created_at, updated_at = :updated_at
+WHERE workspace_id = :workspace_id AND id = :id`
+	row, err := toMessageRow(m)
+	if err != nil {
+		return err
+	}
+	ok, err := s.execOne(ctx, q, row)
+	if err == nil && !ok {
+		err = fmt.Errorf("message %s vanished during its update", m.ID)
+	}
+	return err
+}
+
+// CountMessagesByStatus counts a campaign's messages per current status;
+// statuses no message has are absent.
+func (s *Store) CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error) {
+	const q = `SELECT status, count(*) AS n FROM messages
+WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id
+GROUP BY status`
+	var rows []struct {
+		Status string `db:"status"`
+		N      int    `db:"n"`
+	}
+	if err := s.selectAll(ctx, &rows, q, map[string]any{"workspace_id": string(ws), "campaign_id": string(id)}); err != nil {
+		return nil, s.fail("count messages", err, nil)
+	}
+	counts := make(map[domain.MessageStatus]int, len(rows))
+	for _, r := range rows {
+		st, err := parseStored("message status", r.Status, domain.ParseMessageStatus)
+		if err != nil {
+			return nil, s.fail("count messages", err, nil)
+		}
+		counts[st] = r.N
+	}
+	return counts, nil
+}

@@ -1,0 +1,90 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+	"go.uber.org/fx"
+
+	"github.com/heraldhq/herald/ports"
+)
+
+// SQLiteModule provides the embedded SQLite store: the pool (*sqlx.DB, closed
+// on stop), its Dialect, and one *Store as every repository port, the
+// transactor and the pinger. The database is checked and migrated at start,
+// so the embedded default just works. It needs a Config, supplied by cmd.
+var SQLiteModule = fx.Module("sqlstore",
+	fx.Provide(newSQLiteDB),
+	provideStore,
+)
+
+// PostgresModule provides the PostgreSQL store like SQLiteModule, but does
+// not migrate: start-up fails while the schema is behind this build, until
+// `herald migrate` has run.
+var PostgresModule = fx.Module("sqlstore",
+	fx.Provide(newPostgresDB),
+	provideStore,
+)
+
+var provideStore = fx.Provide(fx.Annotate(New,
+	fx.As(new(ports.WorkspaceRepository)),
+	fx.As(new(ports.KeyRepository)),
+	fx.As(new(ports.CampaignRepository)),
+	fx.As(new(ports.ContactRepository)),
+	fx.As(new(ports.MessageRepository)),
+	fx.As(new(ports.MessageQueue)),
+	fx.As(new(ports.ConversationRepository)),
+	fx.As(new(ports.Transactor)),
+	fx.As(new(ports.Pinger)),
+))
+
+func newSQLiteDB(lc fx.Lifecycle, cfg Config) (*sqlx.DB, Dialect, error) {
+	db, d, err := openFor(lc, cfg, "sqlite")
+	if err != nil {
+		return nil, nil, err
+	}
+	lc.Append(fx.StartHook(func(ctx context.Context) error {
+		if err := verify(ctx, db, d); err != nil {
+			return err
+		}
+		return Migrate(ctx, db, d)
+	}))
+	return db, d, nil
+}
+
+func newPostgresDB(lc fx.Lifecycle, cfg Config) (*sqlx.DB, Dialect, error) {
+	db, d, err := openFor(lc, cfg, "postgres")
+	if err != nil {
+		return nil, nil, err
+	}
+	lc.Append(fx.StartHook(func(ctx context.Context) error {
+		if err := verify(ctx, db, d); err != nil {
+			return err
+		}
+		current, latest, err := Version(ctx, db)
+		if err != nil {
+			return err
+		}
+		if current < latest {
+			return fmt.Errorf("sqlstore: the database schema is at version %d, this build needs %d: run herald migrate", current, latest)
+		}
+		return nil
+	}))
+	return db, d, nil
+}
+
+// openFor builds the pool for cfg, which must name the engine the module is
+// for, and closes it when the app stops.
+func openFor(lc fx.Lifecycle, cfg Config, engine string) (*sqlx.DB, Dialect, error) {
+	db, d, err := openPool(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.Name() != engine {
+		_ = db.Close()
+		return nil, nil, fmt.Errorf("sqlstore: the %s module was given a %s database URL", engine, d.Name())
+	}
+	lc.Append(fx.StopHook(db.Close))
+	return db, d, nil
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+type placeholderJSON struct {
+	Index int    `json:"index"`
+	Label string `json:"label"`
+}
+
+type campaignJSON struct {
+	ID           string            `json:"id"`
+	Name         string            `json:"name"`
+	Status       string            `json:"status"`
+	TemplateName string            `json:"templateName"`
+	Language     string            `json:"language"`
+	HeaderFormat string            `json:"headerFormat"`
+	Body         string            `json:"body"`
+	Placeholders []placeholderJSON `json:"placeholders"`
+	WorkspaceID  string            `json:"workspaceId"`
+	CreatedAt    string            `json:"createdAt"`
+}
+
+func toCampaignJSON(c domain.Campaign) campaignJSON {
+	out := campaignJSON{ID: string(c.ID), Name: c.Name, Status: c.Status.String(), TemplateName: c.Template.Name,
+		Language: c.Template.Language, HeaderFormat: c.Template.HeaderFormat.String(), Body: c.Template.Body,
+		Placeholders: make([]placeholderJSON, len(c.Template.Placeholders)), WorkspaceID: string(c.Workspace),
+		CreatedAt: c.CreatedAt.Format("2006-01-02T15:04:05.999999Z07:00")}
+	for i, p := range c.Template.Placeholders {
+		out.Placeholders[i] = placeholderJSON{Index: p.Index, Label: p.Label}
+	}
+	return out
+}
+
+// labels collects repeated --variable-label flags in order.
+type labels []string
+
+func (l *labels) String() string     { return strings.Join(*l, ",") }
+func (l *labels) Set(s string) error { *l = append(*l, s); return nil }
+
+func campaignsCreate(e env, args []string) error {
+	var (
+		cmd    app.CreateCampaign
+		header string
+		labs   labels
+	)
+	c, err := newCommand(e, "campaigns create", func(fs *flag.FlagSet) {
+		fs.StringVar(&cmd.Name, "name", "", "campaign name (required)")
+		fs.StringVar(&cmd.TemplateName, "template-name", "", "WhatsApp template name (required)")
+		fs.StringVar(&cmd.Language, "language", "", "template language code, e.g. en_US (required)")
+		fs.StringVar(&cmd.Body, "body", "", `template body with positional placeholders, e.g. "Hi {{1}}" (required)`)
+		fs.StringVar(&header, "header-format", "none", "none, text, image, video or document")
+		fs.StringVar(&cmd.HeaderText, "header-text", "", "header text, for --header-format text")
+		fs.StringVar(&cmd.Footer, "footer", "", "footer text")
+		fs.Var(&labs, "variable-label", "what {{n}} means; repeat in placeholder order")
+		fs.BoolVar(&cmd.Activate, "activate", false, "activate the campaign at once")
+		fs.StringVar(&cmd.Workspace, "workspace", "", "workspace id (default: the default workspace)")
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	for flagName, v := range map[string]string{"--name": cmd.Name, "--template-name": cmd.TemplateName, "--language": cmd.Language, "--body": cmd.Body} {
+		if v == "" {
+			return fmt.Errorf("%w: %s is required", errUsage, flagName)
+		}
+	}
+	hf, err := domain.ParseHeaderFormat(header)
+	if err != nil {
+		return fmt.Errorf("%w: --header-format must be none, text, image, video or document", errUsage)
+	}
+	cmd.HeaderFormat, cmd.VariableLabels = hf, labs
+	var h *app.CreateCampaignHandler
+	return c.withApp(e, func() error {
+		camp, err := h.Handle(e.ctx, cmd)
+		if err != nil {
+			return err
+		}
+		if *c.json {
+			return c.printJSON(e.stdout, toCampaignJSON(camp))
+		}
+		fmt.Fprintf(e.stdout, "campaign %s created (%s): %s\n", camp.Name, camp.Status, camp.ID)
+		if camp.Status != domain.CampaignActive {
+			fmt.Fprintf(e.stdout, "activate it with: herald campaigns activate %s\n", camp.ID)
+		}
+		return nil
+	}, &h)
+}
+
+func campaignsList(e env, args []string) error {
+	var workspace string
+	c, err := newCommand(e, "campaigns list", func(fs *flag.FlagSet) {
+		fs.StringVar(&workspace, "workspace", "", "workspace id (default: the default workspace)")
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	var (
+		list *app.ListCampaignsHandler
+		def  *app.EnsureDefaultWorkspaceHandler
+	)
+	return c.withApp(e, func() error {
+		ws, err := workspaceOrDefault(e, def, workspace)
+		if err != nil {
+			return err
+		}
+		var all []domain.Campaign
+		page := ports.Page{Limit: app.MaxPageSize}
+		for {
+			res, err := list.Handle(e.ctx, app.ListCampaigns{Workspace: ws, Page: page})
+			if err != nil {
+				return err
+			}
+			for _, v := range res.Campaigns {
+				all = append(all, v.Campaign)
+			}
+			if res.NextCursor == "" {
+				break
+			}
+			page.Cursor = res.NextCursor
+		}
+		if *c.json {
+			out := make([]campaignJSON, len(all))
+			for i, camp := range all {
+				out[i] = toCampaignJSON(camp)
+			}
+			return c.printJSON(e.stdout, out)
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tTEMPLATE\tLANGUAGE\tPLACEHOLDERS")
+		for _, camp := range all {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", camp.ID, camp.Name, camp.Status, camp.Template.Name,
+				camp.Template.Language, len(camp.Template.Placeholders))
+		}
+		return tw.Flush()
+	}, &list, &def)
+}
+
+func campaignsSetStatus(e env, args []string, to domain.CampaignStatus) error {
+	var workspace string
+	c, err := newCommand(e, "campaigns", func(fs *flag.FlagSet) {
+		fs.StringVar(&workspace, "workspace", "", "workspace id (default: the default workspace)")
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	if len(c.args) != 1 {
+		return fmt.Errorf("%w: give one campaign id", errUsage)
+	}
+	var h *app.ChangeCampaignStatusHandler
+	return c.withApp(e, func() error {
+		camp, err := h.Handle(e.ctx, app.ChangeCampaignStatus{Workspace: workspace, CampaignID: c.args[0], To: to})
+		if err != nil {
+			return err
+		}
+		if *c.json {
+			return c.printJSON(e.stdout, toCampaignJSON(camp))
+		}
+		fmt.Fprintf(e.stdout, "campaign %s is %s\n", camp.ID, camp.Status)
+		return nil
+	}, &h)
+}
+
+func workspaceOrDefault(e env, def *app.EnsureDefaultWorkspaceHandler, id string) (domain.WorkspaceID, error) {
+	if id != "" {
+		return domain.ParseWorkspaceID(id)
+	}
+	w, err := def.Handle(e.ctx)
+	return w.ID, err
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/domain"
+)
+
+type createdKeyJSON struct {
+	ID          string `json:"id"`
+	Token       string `json:"token"`
+	Identifier  string `json:"identifier"`
+	Mode        string `json:"mode"`
+	WorkspaceID string `json:"workspaceId"`
+}
+
+type keyJSON struct {
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Identifier  string  `json:"identifier"`
+	Mode        string  `json:"mode"`
+	WorkspaceID string  `json:"workspaceId"`
+	CreatedAt   string  `json:"createdAt"`
+	LastUsedAt  *string `json:"lastUsedAt"`
+	RevokedAt   *string `json:"revokedAt"`
+}
+
+func keysCreate(e env, args []string) error {
+	var name, mode, workspace string
+	c, err := newCommand(e, "keys create", func(fs *flag.FlagSet) {
+		fs.StringVar(&name, "name", "", "key name (required)")
+		fs.StringVar(&mode, "mode", "test", "live or test")
+		fs.StringVar(&workspace, "workspace", "", "workspace id (default: the default workspace)")
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	if name == "" {
+		return fmt.Errorf("%w: --name is required", errUsage)
+	}
+	m, err := domain.ParseKeyMode(mode)
+	if err != nil {
+		return fmt.Errorf("%w: --mode must be live or test", errUsage)
+	}
+	var h *app.CreateKeyHandler
+	return c.withApp(e, func() error {
+		k, err := h.Handle(e.ctx, app.CreateKey{Workspace: workspace, Name: name, Mode: m})
+		if err != nil {
+			return err
+		}
+		if *c.json {
+			return c.printJSON(e.stdout, createdKeyJSON{ID: string(k.Key.ID), Token: k.Token.Plaintext(),
+				Identifier: k.Key.Identifier, Mode: k.Key.Mode.String(), WorkspaceID: string(k.Key.Workspace)})
+		}
+		fmt.Fprintf(e.stdout, "API key %s (%s, %s) created in workspace %s.\n\n    %s\n\n"+
+			"This is the only time the token is shown: store it now. Send it in the X-API-KEY header.\n",
+			k.Key.Name, k.Key.ID, k.Key.Mode, k.Key.Workspace, k.Token.Plaintext())
+		return nil
+	}, &h)
+}
+
+func keysList(e env, args []string) error {
+	var workspace string
+	c, err := newCommand(e, "keys list", func(fs *flag.FlagSet) {
+		fs.StringVar(&workspace, "workspace", "", "workspace id (default: the default workspace)")
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	var h *app.ListKeysHandler
+	return c.withApp(e, func() error {
+		ks, err := h.Handle(e.ctx, app.ListKeys{Workspace: workspace})
+		if err != nil {
+			return err
+		}
+		if *c.json {
+			out := make([]keyJSON, len(ks))
+			for i, k := range ks {
+				out[i] = toKeyJSON(k)
+			}
+			return c.printJSON(e.stdout, out)
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tIDENTIFIER\tMODE\tCREATED\tLAST USED\tSTATUS")
+		for _, k := range ks {
+			status := "active"
+			if k.RevokedAt != nil {
+				status = "revoked " + k.RevokedAt.Format(time.DateTime)
+			}
+			last := "never"
+			if k.LastUsedAt != nil {
+				last = k.LastUsedAt.Format(time.DateTime)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Identifier, k.Mode,
+				k.CreatedAt.Format(time.DateTime), last, status)
+		}
+		return tw.Flush()
+	}, &h)
+}
+
+func keysRevoke(e env, args []string) error {
+	var workspace string
+	c, err := newCommand(e, "keys revoke", func(fs *flag.FlagSet) {
+		fs.StringVar(&workspace, "workspace", "", "workspace id (default: the default workspace)")
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	if len(c.args) != 1 {
+		return fmt.Errorf("%w: keys revoke takes one key id", errUsage)
+	}
+	var h *app.RevokeKeyHandler
+	return c.withApp(e, func() error {
+		k, err := h.Handle(e.ctx, app.RevokeKey{Workspace: workspace, KeyID: c.args[0]})
+		if err != nil {
+			return err
+		}
+		if *c.json {
+			return c.printJSON(e.stdout, map[string]string{"id": string(k.ID), "revokedAt": k.RevokedAt.Format(time.RFC3339Nano)})
+		}
+		fmt.Fprintf(e.stdout, "API key %s revoked; servers stop accepting it within the key cache TTL (HERALD_KEY_CACHE_TTL).\n", k.ID)
+		return nil
+	}, &h)
+}
+
+func toKeyJSON(k domain.APIKey) keyJSON {
+	out := keyJSON{ID: string(k.ID), Name: k.Name, Identifier: k.Identifier, Mode: k.Mode.String(),
+		WorkspaceID: string(k.Workspace), CreatedAt: k.CreatedAt.Format(time.RFC3339Nano)}
+	if k.LastUsedAt != nil {
+		s := k.LastUsedAt.Format(time.RFC3339Nano)
+		out.LastUsedAt = &s
+	}
+	if k.RevokedAt != nil {
+		s := k.RevokedAt.Format(time.RFC3339Nano)
+		out.RevokedAt = &s
+	}
+	return out
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/heraldhq/herald/adapters/httpapi"
+	"github.com/heraldhq/herald/adapters/sandbox"
+	"github.com/heraldhq/herald/adapters/sqlstore"
+	"github.com/heraldhq/herald/adapters/system"
+	"github.com/heraldhq/herald/adapters/zaplog"
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/ports"
+)
+
+// storeModule picks the store from the database URL.
+func storeModule(cfg *Config) (fx.Option, error) {
+	switch {
+	case strings.HasPrefix(cfg.DatabaseURL, "sqlite:"):
+		return sqlstore.SQLiteModule, nil
+	case strings.HasPrefix(cfg.DatabaseURL, "postgres://"), strings.HasPrefix(cfg.DatabaseURL, "postgresql://"):
+		return sqlstore.PostgresModule, nil
+	}
+	return nil, fmt.Errorf("HERALD_DATABASE_URL %q: want sqlite:PATH or postgres://…", maskURL(cfg.DatabaseURL))
+}
+
+// coreOptions are the modules every command shares: logging, clock and ids,
+// the store and the use cases.
+func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, error) {
+	store, err := storeModule(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return fx.Options(
+		fx.Supply(
+			zaplog.Config{Format: cfg.LogFormat, Level: logLevel, Output: logOut},
+			sqlstore.Config{DatabaseURL: cfg.DatabaseURL, MaxOpenConns: cfg.DatabaseMaxOpenConns},
+			app.Config{KeyCacheTTL: cfg.KeyCacheTTL, LeaseDuration: cfg.LeaseDuration},
+		),
+		zaplog.Module,
+		system.Module,
+		store,
+		app.Module,
+	), nil
+}
+
+// appOptions is the one place that picks the server's modules: the store
+// from the database URL, the sandbox always, and the live sender. Until the
+// Cloud API adapter exists, live messages also go to the sandbox, and start-up
+// says so.
+func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
+	core, err := coreOptions(cfg, logOut, cfg.LogLevel)
+	if err != nil {
+		return nil, err
+	}
+	step := cfg.SandboxStepDelay
+	return fx.Options(
+		core,
+		fx.Supply(
+			sandbox.Config{SentAfter: min(step, 100*time.Millisecond), DeliveredAfter: step, ReadAfter: step},
+			httpapi.Config{Addr: cfg.Addr},
+		),
+		sandbox.Module,
+		fx.Provide(fx.Annotate(func(s *sandbox.Sender) ports.WhatsAppSender { return s }, fx.ResultTags(`name:"live"`))),
+		httpapi.Module,
+		app.WorkersModule,
+		fx.Invoke(func(*http.Server) {}),
+	), nil
+}
+
+// cliOptions are the modules for administration commands: no server, no
+// workers.
+func cliOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
+	return coreOptions(cfg, logOut, "warn")
+}

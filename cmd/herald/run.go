@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"go.uber.org/fx"
+	"golang.org/x/term"
+
+	"github.com/heraldhq/herald/domain"
+)
+
+const usage = `Herald sends WhatsApp template messages through a small HTTP API.
+
+Usage:
+  herald serve                       run the server
+  herald migrate                     apply database migrations
+  herald workspaces create --name N
+  herald keys create --name N [--mode live|test] [--workspace ID]
+  herald keys list [--workspace ID]
+  herald keys revoke ID [--workspace ID]
+  herald campaigns create --name N --template-name T --language L --body "Hi {{1}}"
+      [--header-format none|text|image|video|document] [--header-text S] [--footer S]
+      [--variable-label L]... [--activate] [--workspace ID]
+  herald campaigns list [--workspace ID]
+  herald campaigns activate ID | pause ID
+  herald version
+
+Every command takes --json (one JSON value on stdout) and the server's settings;
+see herald serve --help.
+`
+
+// errUsage marks errors in how the command was called (exit code 2).
+var errUsage = errors.New("usage")
+
+// env bundles what a command may touch, so commands are testable in-process.
+type env struct {
+	ctx    context.Context
+	getenv func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// run executes one command and returns the process exit code.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := env{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
+	err := dispatch(e, args)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "herald: %v\n", err)
+		return 2
+	default:
+		var de *domain.Error
+		if errors.As(err, &de) {
+			fmt.Fprintf(stderr, "herald: %s\n", describe(de))
+		} else {
+			fmt.Fprintf(stderr, "herald: %v\n", err)
+		}
+		return 1
+	}
+}
+
+func dispatch(e env, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, usage)
+		return fmt.Errorf("%w: no command given", errUsage)
+	}
+	cmd, rest := args[0], args[1:]
+	sub := ""
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		sub = rest[0]
+	}
+	switch cmd + " " + sub {
+	case "serve " + sub:
+		return serve(e, rest)
+	case "migrate " + sub:
+		return migrate(e, rest)
+	case "workspaces create":
+		return workspacesCreate(e, rest[1:])
+	case "keys create":
+		return keysCreate(e, rest[1:])
+	case "keys list":
+		return keysList(e, rest[1:])
+	case "keys revoke":
+		return keysRevoke(e, rest[1:])
+	case "campaigns create":
+		return campaignsCreate(e, rest[1:])
+	case "campaigns list":
+		return campaignsList(e, rest[1:])
+	case "campaigns activate":
+		return campaignsSetStatus(e, rest[1:], domain.CampaignActive)
+	case "campaigns pause":
+		return campaignsSetStatus(e, rest[1:], domain.CampaignPaused)
+	case "version " + sub:
+		fmt.Fprintln(e.stdout, version)
+		return nil
+	case "help " + sub, "-h " + sub, "--help " + sub:
+		fmt.Fprint(e.stdout, usage)
+		return nil
+	}
+	fmt.Fprint(e.stderr, usage)
+	return fmt.Errorf("%w: unknown command %q", errUsage, strings.TrimSpace(cmd+" "+sub))
+}
+
+// command is a parsed command line: the settings, the command's own flags
+// and its positional arguments.
+type command struct {
+	cfg  *Config
+	fs   *flag.FlagSet
+	json *bool
+	args []string
+}
+
+// newCommand prepares a flag set with every setting, --json and the
+// command's own flags (added by addFlags).
+func newCommand(e env, name string, addFlags func(fs *flag.FlagSet)) (*command, error) {
+	logFormat := "json"
+	if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		logFormat = "console"
+	}
+	fs, cfg, err := newFlagSet(name, e.getenv, e.stderr, logFormat)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	c := &command{cfg: cfg, fs: fs, json: fs.Bool("json", false, "print one JSON value on stdout")}
+	if addFlags != nil {
+		addFlags(fs)
+	}
+	return c, nil
+}
+
+// parse parses flags that may come before or after positional arguments.
+func (c *command) parse(args []string) error {
+	for {
+		if err := c.fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		args = c.fs.Args()
+		if len(args) == 0 {
+			return nil
+		}
+		c.args = append(c.args, args[0])
+		args = args[1:]
+	}
+}
+
+// withApp starts the CLI's object graph (store, use cases; no server, no
+// workers), fills targets, runs fn and stops the graph.
+func (c *command) withApp(e env, fn func() error, targets ...any) error {
+	opts, err := cliOptions(c.cfg, e.stderr)
+	if err != nil {
+		return err
+	}
+	a := fx.New(opts, fx.Populate(targets...))
+	if err := a.Err(); err != nil {
+		return err
+	}
+	if err := a.Start(e.ctx); err != nil {
+		return err
+	}
+	runErr := fn()
+	if err := a.Stop(context.WithoutCancel(e.ctx)); err != nil && runErr == nil {
+		runErr = err
+	}
+	return runErr
+}
+
+func (c *command) printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// describe turns a domain error into one line for the terminal.
+func describe(e *domain.Error) string {
+	if e.Detail == "" {
+		return string(e.Code)
+	}
+	if e.Param != "" {
+		return e.Detail + " (" + e.Param + ")"
+	}
+	return e.Detail
+}

@@ -1,0 +1,312 @@
+package porttest
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"maps"
+	"math/big"
+	"slices"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/heraldhq/herald/domain"
+)
+
+// NewID returns a fresh sortable identifier with the given prefix
+// (domain.PrefixCampaign, …), made from the current time and crypto/rand.
+func NewID(prefix string) string {
+	var entropy [10]byte
+	if _, err := rand.Read(entropy[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return domain.NewID(prefix, time.Now(), entropy)
+}
+
+// Now is the current time as every store keeps it: UTC, microseconds.
+func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+var phoneSeq atomic.Int64
+
+func init() {
+	n, err := rand.Int(rand.Reader, big.NewInt(1e8))
+	if err != nil {
+		panic(err)
+	}
+	phoneSeq.Store(n.Int64())
+}
+
+// RandomPhone returns a valid UK mobile number that no other call in this
+// process returns. It never ends in 0001, 0002 or 0003, which the sandbox
+// treats specially.
+func RandomPhone() domain.PhoneNumber {
+	for {
+		n := phoneSeq.Add(1) % 1e9
+		if last := n % 10000; last >= 1 && last <= 3 {
+			continue
+		}
+		return domain.MustPhoneNumber(fmt.Sprintf("+447%09d", n))
+	}
+}
+
+// NewWorkspace returns a valid workspace, not yet stored.
+func NewWorkspace(t testing.TB) domain.Workspace {
+	t.Helper()
+	w, err := domain.NewWorkspace(domain.WorkspaceID(NewID(domain.PrefixWorkspace)), "Workspace "+t.Name(), Now())
+	if err != nil {
+		t.Fatalf("NewWorkspace: %v", err)
+	}
+	return w
+}
+
+// NewKey returns a valid API key of the given mode in ws, not yet stored.
+func NewKey(t testing.TB, ws domain.WorkspaceID, mode domain.KeyMode) domain.APIKey {
+	t.Helper()
+	tok, err := domain.NewToken(mode, rand.Reader)
+	if err != nil {
+		t.Fatalf("NewToken: %v", err)
+	}
+	k, err := domain.NewAPIKey(domain.KeyID(NewID(domain.PrefixKey)), ws, "integration key", tok, Now())
+	if err != nil {
+		t.Fatalf("NewAPIKey: %v", err)
+	}
+	return k
+}
+
+// NewTemplate returns a template with a text header, a footer and two
+// labelled placeholders.
+func NewTemplate(t testing.TB) domain.Template {
+	t.Helper()
+	tmpl, err := domain.NewTemplate("order_update", "en_US", domain.HeaderText, "Your order",
+		"Hi {{1}}, your order {{2}} ships today.", "Reply STOP to opt out",
+		[]string{"first name", "order number"})
+	if err != nil {
+		t.Fatalf("NewTemplate: %v", err)
+	}
+	return tmpl
+}
+
+// NewCampaign returns an active campaign in ws using NewTemplate, not yet
+// stored.
+func NewCampaign(t testing.TB, ws domain.WorkspaceID) domain.Campaign {
+	t.Helper()
+	now := Now()
+	c, err := domain.NewCampaign(domain.CampaignID(NewID(domain.PrefixCampaign)), ws, "Order updates", NewTemplate(t), now)
+	if err != nil {
+		t.Fatalf("NewCampaign: %v", err)
+	}
+	if err := c.Activate(now); err != nil {
+		t.Fatalf("Activate: %v", err)
+	}
+	return c
+}
+
+// NewContact returns a contact in ws with a random phone number, a name, an
+// email address, attributes and tags, not yet stored.
+func NewContact(t testing.TB, ws domain.WorkspaceID) domain.Contact {
+	t.Helper()
+	return newContactWithPhone(t, ws, RandomPhone())
+}
+
+func newContactWithPhone(t testing.TB, ws domain.WorkspaceID, phone domain.PhoneNumber) domain.Contact {
+	t.Helper()
+	now := Now()
+	c := domain.NewContact(domain.ContactID(NewID(domain.PrefixContact)),
+		domain.ConversationID(NewID(domain.PrefixConversation)), ws, phone, now)
+	name, email := "Asha Rao", "asha@example.com"
+	err := c.ApplySync(domain.ContactSync{
+		Name: &name, Email: &email,
+		Attributes: map[string]string{"city": "Pune", "tier": "gold"},
+		Tags:       []string{"vip", "beta"},
+	}, now)
+	if err != nil {
+		t.Fatalf("ApplySync: %v", err)
+	}
+	return c
+}
+
+// NewMessage returns a queued message of campaign c to contact ct, sent with
+// a test key, not yet stored. The campaign must use NewTemplate.
+func NewMessage(t testing.TB, c domain.Campaign, ct domain.Contact) domain.Message {
+	t.Helper()
+	prep, err := c.Prepare([]string{"Asha", "A-1001"}, "")
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	p := domain.Principal{Workspace: c.Workspace, Key: domain.KeyID(NewID(domain.PrefixKey)), Mode: domain.ModeTest}
+	return domain.NewMessage(domain.MessageID(NewID(domain.PrefixMessage)), c, ct, p, prep, Now())
+}
+
+// NewOutboundEntry returns the thread entry of message m to contact ct.
+func NewOutboundEntry(m domain.Message, ct domain.Contact) domain.Entry {
+	return domain.OutboundEntry(domain.EntryID(NewID(domain.PrefixEntry)), m, ct)
+}
+
+// NewInboundEntry returns an entry for a message the contact wrote.
+func NewInboundEntry(ct domain.Contact, body string) domain.Entry {
+	return domain.Entry{
+		ID: domain.EntryID(NewID(domain.PrefixEntry)), Workspace: ct.Workspace, ContactID: ct.ID,
+		ConversationID: ct.ConversationID, Direction: domain.Inbound, Body: body, CreatedAt: Now(),
+	}
+}
+
+// cmpOptions compare domain values: unexported enum fields are compared, nil
+// and empty slices and maps are equal, and times must be the same instant and
+// in UTC.
+var cmpOptions = cmp.Options{
+	cmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{}, domain.HeaderFormat{},
+		domain.CampaignStatus{}, domain.MessageStatus{}, domain.Direction{}),
+	cmpopts.EquateEmpty(),
+	cmp.Comparer(func(a, b time.Time) bool {
+		return a.Equal(b) && a.Location().String() == b.Location().String()
+	}),
+}
+
+// mustEqual fails the test when got differs from want.
+func mustEqual[T any](t *testing.T, what string, want, got T) {
+	t.Helper()
+	if diff := cmp.Diff(want, got, cmpOptions); diff != "" {
+		t.Fatalf("%s mismatch (-want +got):\n%s", what, diff)
+	}
+}
+
+// mustBe fails the test unless errors.Is(err, target).
+func mustBe(t *testing.T, what string, err, target error) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Fatalf("%s: got error %v, want %v", what, err, target)
+	}
+}
+
+// fixture is one case's own workspace in the shared store.
+type fixture struct {
+	t   *testing.T
+	ctx context.Context
+	s   Store
+	ws  domain.WorkspaceID
+}
+
+// newFixture stores a fresh workspace for the case.
+func newFixture(t *testing.T, s Store) *fixture {
+	t.Helper()
+	w := NewWorkspace(t)
+	if err := s.CreateWorkspace(t.Context(), w); err != nil {
+		t.Fatalf("CreateWorkspace: %v", err)
+	}
+	return &fixture{t: t, ctx: t.Context(), s: s, ws: w.ID}
+}
+
+func (f *fixture) key() domain.APIKey {
+	f.t.Helper()
+	k := NewKey(f.t, f.ws, domain.ModeLive)
+	if err := f.s.CreateKey(f.ctx, k); err != nil {
+		f.t.Fatalf("CreateKey: %v", err)
+	}
+	return cloneKey(k)
+}
+
+func (f *fixture) campaign() domain.Campaign {
+	f.t.Helper()
+	c := NewCampaign(f.t, f.ws)
+	if err := f.s.CreateCampaign(f.ctx, c); err != nil {
+		f.t.Fatalf("CreateCampaign: %v", err)
+	}
+	return cloneCampaign(c)
+}
+
+func (f *fixture) contact() domain.Contact {
+	f.t.Helper()
+	c := NewContact(f.t, f.ws)
+	if err := f.s.CreateContact(f.ctx, c); err != nil {
+		f.t.Fatalf("CreateContact: %v", err)
+	}
+	return cloneContact(c)
+}
+
+func (f *fixture) message(c domain.Campaign, ct domain.Contact) domain.Message {
+	f.t.Helper()
+	m := NewMessage(f.t, c, ct)
+	if err := f.s.CreateMessage(f.ctx, m); err != nil {
+		f.t.Fatalf("CreateMessage: %v", err)
+	}
+	return cloneMessage(m)
+}
+
+func (f *fixture) entry(e domain.Entry) domain.Entry {
+	f.t.Helper()
+	if err := f.s.AppendEntry(f.ctx, e); err != nil {
+		f.t.Fatalf("AppendEntry: %v", err)
+	}
+	return e
+}
+
+// advance applies Advance to a stored message and returns the result.
+func (f *fixture) advance(id domain.MessageID, status domain.MessageStatus, at time.Time, failure *domain.Failure) domain.Message {
+	f.t.Helper()
+	m, err := f.s.UpdateMessage(f.ctx, f.ws, id, func(m *domain.Message) error {
+		m.Advance(status, at, failure)
+		return nil
+	})
+	if err != nil {
+		f.t.Fatalf("UpdateMessage: %v", err)
+	}
+	return m
+}
+
+// otherWorkspace stores another fresh workspace, for isolation checks.
+func (f *fixture) otherWorkspace() domain.WorkspaceID {
+	f.t.Helper()
+	return newFixture(f.t, f.s).ws
+}
+
+// sortedDesc returns ids sorted newest first, which for sortable ids is
+// descending order.
+func sortedDesc[T ~string](ids []T) []T {
+	out := append([]T(nil), ids...)
+	sort.Slice(out, func(i, j int) bool { return out[i] > out[j] })
+	return out
+}
+
+// The fixture methods hand the test a deep copy of what they stored, so a
+// store that kept a reference to the written value and mutated it later
+// cannot make a comparison pass by changing both sides.
+
+func cloneKey(k domain.APIKey) domain.APIKey {
+	k.LastUsedAt = clonePtr(k.LastUsedAt)
+	k.RevokedAt = clonePtr(k.RevokedAt)
+	k.ExpiresAt = clonePtr(k.ExpiresAt)
+	return k
+}
+
+func cloneCampaign(c domain.Campaign) domain.Campaign {
+	c.Template.Placeholders = slices.Clone(c.Template.Placeholders)
+	return c
+}
+
+func cloneContact(c domain.Contact) domain.Contact {
+	c.Attributes = maps.Clone(c.Attributes)
+	c.Tags = slices.Clone(c.Tags)
+	c.LastMessageAt = clonePtr(c.LastMessageAt)
+	return c
+}
+
+func cloneMessage(m domain.Message) domain.Message {
+	m.Variables = slices.Clone(m.Variables)
+	m.History = slices.Clone(m.History)
+	m.Failure = clonePtr(m.Failure)
+	return m
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

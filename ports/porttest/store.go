@@ -1,0 +1,83 @@
+package porttest
+
+import (
+	"testing"
+
+	"github.com/heraldhq/herald/ports"
+)
+
+// Store is everything a repository adapter provides: every repository port,
+// the queue, the transactor and the readiness check.
+type Store interface {
+	ports.WorkspaceRepository
+	ports.KeyRepository
+	ports.CampaignRepository
+	ports.ContactRepository
+	ports.MessageRepository
+	ports.MessageQueue
+	ports.ConversationRepository
+	ports.Transactor
+	ports.Pinger
+}
+
+// storeTest is one case of the suite.
+type storeTest struct {
+	name string
+	run  func(t *testing.T, s Store)
+}
+
+// RunStore runs the repository contract suite against one store, which
+// newStore makes once and every case shares. Register cleanups with
+// t.Cleanup, not defer: the parallel cases run after the calling test
+// function has returned.
+//
+// Cases are isolated without truncation: each works in its own fresh, random
+// workspace, so all of them run in parallel on the shared store. The queue
+// is the exception, because ClaimMessages looks across workspaces: the Queue
+// cases run first and one after another, and only then do the parallel cases
+// start. The queue cases only ever assert about their own messages, so a
+// store that is not empty does not disturb them; the later cases never claim,
+// so their messages cannot disturb the queue cases.
+func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
+	t.Helper()
+	s := newStore(t)
+
+	t.Run("Queue", func(t *testing.T) {
+		for _, tc := range queueTests {
+			t.Run(tc.name, func(t *testing.T) { tc.run(t, s) })
+		}
+	})
+
+	groups := []struct {
+		name  string
+		tests []storeTest
+	}{
+		{"Ping", pingTests},
+		{"Workspaces", workspaceTests},
+		{"Keys", keyTests},
+		{"Campaigns", campaignTests},
+		{"Contacts", contactTests},
+		{"Messages", messageTests},
+		{"Conversations", conversationTests},
+		{"Tx", txTests},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			for _, tc := range g.tests {
+				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel()
+					tc.run(t, s)
+				})
+			}
+		})
+	}
+}
+
+var pingTests = []storeTest{
+	{"Reachable", func(t *testing.T, s Store) {
+		if err := s.Ping(t.Context()); err != nil {
+			t.Fatalf("Ping: %v", err)
+		}
+	}},
+}

@@ -1,0 +1,188 @@
+package porttest
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+var campaignTests = []storeTest{
+	{"RoundTrip", testCampaignRoundTrip},
+	{"NotFound", testCampaignNotFound},
+	{"OtherWorkspace", testCampaignOtherWorkspace},
+	{"Update", testCampaignUpdate},
+	{"UpdateError", testCampaignUpdateError},
+	{"List", testCampaignList},
+}
+
+func testCampaignRoundTrip(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	for _, header := range []domain.HeaderFormat{domain.HeaderNone, domain.HeaderText, domain.HeaderImage} {
+		c := NewCampaign(t, f.ws)
+		if header != domain.HeaderText {
+			c.Template.HeaderFormat, c.Template.HeaderText = header, ""
+		}
+		if header == domain.HeaderNone {
+			c.Status = domain.CampaignDraft
+			c.Template.Footer = ""
+			c.Template.Placeholders[1].Label = ""
+		}
+		if err := s.CreateCampaign(f.ctx, c); err != nil {
+			t.Fatalf("CreateCampaign: %v", err)
+		}
+		got, err := s.GetCampaign(f.ctx, f.ws, c.ID)
+		if err != nil {
+			t.Fatalf("GetCampaign: %v", err)
+		}
+		mustEqual(t, "campaign with "+header.String()+" header", c, got)
+	}
+}
+
+func testCampaignNotFound(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	id := domain.CampaignID(NewID(domain.PrefixCampaign))
+	_, err := s.GetCampaign(f.ctx, f.ws, id)
+	mustBe(t, "GetCampaign of an unknown id", err, domain.ErrCampaignNotFound)
+	called := false
+	_, err = s.UpdateCampaign(f.ctx, f.ws, id, func(*domain.Campaign) error {
+		called = true
+		return nil
+	})
+	mustBe(t, "UpdateCampaign of an unknown id", err, domain.ErrCampaignNotFound)
+	if called {
+		t.Fatal("UpdateCampaign called fn for an unknown campaign")
+	}
+}
+
+func testCampaignOtherWorkspace(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c := f.campaign()
+	other := f.otherWorkspace()
+	_, err := s.GetCampaign(f.ctx, other, c.ID)
+	mustBe(t, "GetCampaign from another workspace", err, domain.ErrCampaignNotFound)
+	called := false
+	_, err = s.UpdateCampaign(f.ctx, other, c.ID, func(c *domain.Campaign) error {
+		called = true
+		return c.Pause(Now())
+	})
+	mustBe(t, "UpdateCampaign from another workspace", err, domain.ErrCampaignNotFound)
+	if called {
+		t.Fatal("UpdateCampaign called fn for another workspace's campaign")
+	}
+	page, cursor, err := s.ListCampaigns(f.ctx, other, ports.Page{Limit: 10})
+	if err != nil {
+		t.Fatalf("ListCampaigns: %v", err)
+	}
+	if len(page) != 0 || cursor != "" {
+		t.Fatalf("ListCampaigns of another workspace = %d campaigns, cursor %q; want none", len(page), cursor)
+	}
+	got, err := s.GetCampaign(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("GetCampaign: %v", err)
+	}
+	mustEqual(t, "campaign after a foreign update", c, got)
+}
+
+func testCampaignUpdate(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c := f.campaign()
+	at := Now()
+	want := c
+	want.Template.Placeholders = append([]domain.Placeholder(nil), c.Template.Placeholders...)
+	if err := want.Pause(at); err != nil {
+		t.Fatal(err)
+	}
+	if err := want.Template.Relabel([]string{"given name", "order id"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.UpdateCampaign(f.ctx, f.ws, c.ID, func(c *domain.Campaign) error {
+		if err := c.Pause(at); err != nil {
+			return err
+		}
+		return c.Template.Relabel([]string{"given name", "order id"})
+	})
+	if err != nil {
+		t.Fatalf("UpdateCampaign: %v", err)
+	}
+	mustEqual(t, "UpdateCampaign result", want, got)
+	read, err := s.GetCampaign(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("GetCampaign: %v", err)
+	}
+	mustEqual(t, "updated campaign read back", want, read)
+}
+
+func testCampaignUpdateError(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c := f.campaign()
+	boom := errors.New("boom")
+	_, err := s.UpdateCampaign(f.ctx, f.ws, c.ID, func(c *domain.Campaign) error {
+		_ = c.Pause(Now())
+		c.Name = "changed"
+		c.Template.Placeholders[0].Label = "changed"
+		return boom
+	})
+	mustBe(t, "UpdateCampaign with a failing fn", err, boom)
+	got, err := s.GetCampaign(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("GetCampaign: %v", err)
+	}
+	mustEqual(t, "campaign after a failed update", c, got)
+}
+
+// testCampaignList pins cursor pagination: newest first (identifiers
+// descending), pages of exactly Limit items but the last, every campaign
+// once, and an empty cursor exactly on the last page.
+func testCampaignList(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	const n = 7
+	byID := map[domain.CampaignID]domain.Campaign{}
+	var ids []domain.CampaignID
+	for range n {
+		c := f.campaign()
+		byID[c.ID] = c
+		ids = append(ids, c.ID)
+	}
+	newFixture(t, s).campaign() // another workspace's campaign is never listed
+	var want []domain.Campaign
+	for _, id := range sortedDesc(ids) {
+		want = append(want, byID[id])
+	}
+	for _, limit := range []int{1, 2, 3, 7, 10} {
+		got := collectPages(t, n, limit, func(p ports.Page) ([]domain.Campaign, string, error) {
+			return s.ListCampaigns(f.ctx, f.ws, p)
+		})
+		mustEqual(t, "campaigns listed in pages", want, got)
+	}
+}
+
+// collectPages follows cursors from the first page to the last and checks
+// the page sizes and that only the last page has an empty cursor.
+func collectPages[T any](t *testing.T, total, limit int, list func(ports.Page) ([]T, string, error)) []T {
+	t.Helper()
+	var all []T
+	cursor := ""
+	for page := 1; ; page++ {
+		items, next, err := list(ports.Page{Cursor: cursor, Limit: limit})
+		if err != nil {
+			t.Fatalf("limit %d, page %d: %v", limit, page, err)
+		}
+		all = append(all, items...)
+		left := total - (page-1)*limit
+		wantLen := min(limit, left)
+		if len(items) != wantLen {
+			t.Fatalf("limit %d, page %d has %d items, want %d", limit, page, len(items), wantLen)
+		}
+		last := left <= limit
+		if last != (next == "") {
+			t.Fatalf("limit %d, page %d: cursor %q, but the last page is %v (a cursor is empty exactly on the last page)",
+				limit, page, next, last)
+		}
+		if last {
+			return all
+		}
+		cursor = next
+	}
+}

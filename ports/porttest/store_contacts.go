@@ -1,0 +1,189 @@
+package porttest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/heraldhq/herald/domain"
+)
+
+var contactTests = []storeTest{
+	{"RoundTrip", testContactRoundTrip},
+	{"NotFound", testContactNotFound},
+	{"OtherWorkspace", testContactOtherWorkspace},
+	{"PhoneUnique", testContactPhoneUnique},
+	{"Update", testContactUpdate},
+	{"UpdateError", testContactUpdateError},
+	{"Copies", testContactCopies},
+}
+
+func testContactRoundTrip(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	full := NewContact(t, f.ws)
+	full.OptedOut = true
+	full.Touch(Now().Add(time.Second))
+	bare := domain.NewContact(domain.ContactID(NewID(domain.PrefixContact)),
+		domain.ConversationID(NewID(domain.PrefixConversation)), f.ws, RandomPhone(), Now())
+	for _, c := range []domain.Contact{full, bare} {
+		if err := s.CreateContact(f.ctx, c); err != nil {
+			t.Fatalf("CreateContact: %v", err)
+		}
+		got, err := s.GetContact(f.ctx, f.ws, c.ID)
+		if err != nil {
+			t.Fatalf("GetContact: %v", err)
+		}
+		mustEqual(t, "contact by id", c, got)
+		got, err = s.GetContactByPhone(f.ctx, f.ws, c.Phone)
+		if err != nil {
+			t.Fatalf("GetContactByPhone: %v", err)
+		}
+		mustEqual(t, "contact by phone", c, got)
+	}
+}
+
+func testContactNotFound(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	id := domain.ContactID(NewID(domain.PrefixContact))
+	_, err := s.GetContact(f.ctx, f.ws, id)
+	mustBe(t, "GetContact of an unknown id", err, domain.ErrContactNotFound)
+	_, err = s.GetContactByPhone(f.ctx, f.ws, RandomPhone())
+	mustBe(t, "GetContactByPhone of an unknown phone", err, domain.ErrContactNotFound)
+	called := false
+	_, err = s.UpdateContact(f.ctx, f.ws, id, func(*domain.Contact) error {
+		called = true
+		return nil
+	})
+	mustBe(t, "UpdateContact of an unknown id", err, domain.ErrContactNotFound)
+	if called {
+		t.Fatal("UpdateContact called fn for an unknown contact")
+	}
+}
+
+func testContactOtherWorkspace(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c := f.contact()
+	other := f.otherWorkspace()
+	_, err := s.GetContact(f.ctx, other, c.ID)
+	mustBe(t, "GetContact from another workspace", err, domain.ErrContactNotFound)
+	_, err = s.GetContactByPhone(f.ctx, other, c.Phone)
+	mustBe(t, "GetContactByPhone from another workspace", err, domain.ErrContactNotFound)
+	called := false
+	_, err = s.UpdateContact(f.ctx, other, c.ID, func(c *domain.Contact) error {
+		called = true
+		c.OptedOut = true
+		return nil
+	})
+	mustBe(t, "UpdateContact from another workspace", err, domain.ErrContactNotFound)
+	if called {
+		t.Fatal("UpdateContact called fn for another workspace's contact")
+	}
+	got, err := s.GetContact(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("GetContact: %v", err)
+	}
+	mustEqual(t, "contact after a foreign update", c, got)
+}
+
+// A phone number is unique within a workspace, not across workspaces.
+func testContactPhoneUnique(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c := f.contact()
+	dup := newContactWithPhone(t, f.ws, c.Phone)
+	err := s.CreateContact(f.ctx, dup)
+	mustBe(t, "CreateContact with a taken phone", err, domain.ErrConflict)
+	_, err = s.GetContact(f.ctx, f.ws, dup.ID)
+	mustBe(t, "GetContact of the refused contact", err, domain.ErrContactNotFound)
+	got, err := s.GetContactByPhone(f.ctx, f.ws, c.Phone)
+	if err != nil {
+		t.Fatalf("GetContactByPhone: %v", err)
+	}
+	mustEqual(t, "contact after a conflicting create", c, got)
+
+	elsewhere := newContactWithPhone(t, f.otherWorkspace(), c.Phone)
+	if err := s.CreateContact(f.ctx, elsewhere); err != nil {
+		t.Fatalf("CreateContact with the same phone in another workspace: %v", err)
+	}
+	got, err = s.GetContactByPhone(f.ctx, elsewhere.Workspace, c.Phone)
+	if err != nil {
+		t.Fatalf("GetContactByPhone: %v", err)
+	}
+	mustEqual(t, "the other workspace's contact", elsewhere, got)
+}
+
+func testContactUpdate(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c := f.contact()
+	name, opted := "Asha R.", true
+	upd := domain.ContactSync{Name: &name, OptedOut: &opted,
+		Attributes: map[string]string{"city": "", "plan": "pro"}, Tags: []string{"new"}}
+	at := Now().Add(time.Second)
+	apply := func(c *domain.Contact) error {
+		if err := c.ApplySync(upd, at); err != nil {
+			return err
+		}
+		c.Touch(at)
+		return nil
+	}
+	want := cloneContact(c)
+	if err := apply(&want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.UpdateContact(f.ctx, f.ws, c.ID, apply)
+	if err != nil {
+		t.Fatalf("UpdateContact: %v", err)
+	}
+	mustEqual(t, "UpdateContact result", want, got)
+	read, err := s.GetContactByPhone(f.ctx, f.ws, c.Phone)
+	if err != nil {
+		t.Fatalf("GetContactByPhone: %v", err)
+	}
+	mustEqual(t, "updated contact read back", want, read)
+}
+
+func testContactUpdateError(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c := f.contact()
+	boom := errors.New("boom")
+	_, err := s.UpdateContact(f.ctx, f.ws, c.ID, func(c *domain.Contact) error {
+		c.Attributes["city"] = "changed"
+		c.Tags[0] = "changed"
+		c.OptedOut = true
+		c.Touch(Now())
+		return boom
+	})
+	mustBe(t, "UpdateContact with a failing fn", err, boom)
+	got, err := s.GetContact(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("GetContact: %v", err)
+	}
+	mustEqual(t, "contact after a failed update", c, got)
+}
+
+// Values written and read are the caller's own: changing them later does
+// not change what the store holds.
+func testContactCopies(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c := NewContact(t, f.ws)
+	c.Touch(Now())
+	want := cloneContact(c)
+	if err := s.CreateContact(f.ctx, c); err != nil {
+		t.Fatalf("CreateContact: %v", err)
+	}
+	c.Attributes["city"] = "changed"
+	c.Tags[0] = "changed"
+	*c.LastMessageAt = c.LastMessageAt.Add(time.Hour)
+	got, err := s.GetContact(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("GetContact: %v", err)
+	}
+	mustEqual(t, "contact after changing the written value", want, got)
+	got.Attributes["city"] = "changed"
+	got.Tags[0] = "changed"
+	*got.LastMessageAt = got.LastMessageAt.Add(time.Hour)
+	again, err := s.GetContact(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("GetContact: %v", err)
+	}
+	mustEqual(t, "contact after changing a read value", want, again)
+}
