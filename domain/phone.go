@@ -42,8 +42,10 @@ func ParsePhoneNumber(s string) (PhoneNumber, error) {
 		return PhoneNumber{}, bad("the number does not start with a known country code")
 	}
 	switch phonenumbers.IsPossibleNumberWithReason(num) {
-	case phonenumbers.IS_POSSIBLE, phonenumbers.IS_POSSIBLE_LOCAL_ONLY:
-	case phonenumbers.TOO_SHORT:
+	case phonenumbers.IS_POSSIBLE:
+	case phonenumbers.TOO_SHORT, phonenumbers.IS_POSSIBLE_LOCAL_ONLY:
+		// A number dialable only from inside its area is not a whole
+		// international number: WhatsApp cannot reach it.
 		return PhoneNumber{}, bad("the number is too short for country code +" + strconv.Itoa(int(num.GetCountryCode())))
 	case phonenumbers.TOO_LONG:
 		return PhoneNumber{}, bad("the number is too long for country code +" + strconv.Itoa(int(num.GetCountryCode())))
