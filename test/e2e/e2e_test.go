@@ -1,0 +1,319 @@
+// Package e2e tests the built herald binary end to end: the CLI makes a key
+// and a campaign, herald serve runs on a free loopback port with a temporary
+// SQLite file, and a message sent over HTTP is followed to read.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "herald-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "herald")
+	build := exec.Command("go", "build", "-o", binary, "github.com/heraldhq/herald/cmd/herald")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building herald:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// instance is one data directory with its settings.
+type instance struct {
+	t   *testing.T
+	dir string
+	env []string
+}
+
+func newInstance(t *testing.T) *instance {
+	dir := t.TempDir()
+	return &instance{t: t, dir: dir, env: append(os.Environ(),
+		"HERALD_DATABASE_URL=sqlite:"+filepath.Join(dir, "herald.db"),
+		"HERALD_LOG_FORMAT=json",
+	)}
+}
+
+// cli runs a command with --json and decodes its output.
+func (in *instance) cli(out any, args ...string) {
+	in.t.Helper()
+	cmd := exec.Command(binary, append(args, "--json")...)
+	cmd.Env = in.env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		in.t.Fatalf("herald %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		in.t.Fatalf("herald %s printed %q: %v", strings.Join(args, " "), b, err)
+	}
+}
+
+// server is a running herald serve.
+type server struct {
+	cmd  *exec.Cmd
+	base string
+	mu   sync.Mutex
+	log  bytes.Buffer
+	done chan error
+}
+
+func (s *server) logs() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.log.String()
+}
+
+func (in *instance) serve(extraEnv ...string) *server {
+	in.t.Helper()
+	cmd := exec.Command(binary, "serve")
+	cmd.Env = append(append(in.env, "HERALD_ADDR=127.0.0.1:0", "HERALD_SANDBOX_STEP_DELAY=50ms"), extraEnv...)
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		in.t.Fatal(err)
+	}
+	s := &server{cmd: cmd, done: make(chan error, 1)}
+	go func() { s.done <- cmd.Wait(); pw.Close() }()
+	in.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-s.done
+		}
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			s.mu.Lock()
+			s.log.Write(sc.Bytes())
+			s.log.WriteByte('\n')
+			s.mu.Unlock()
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				addr <- line.Addr
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		s.base = "http://" + a
+	case err := <-s.done:
+		in.t.Fatalf("herald serve exited before listening: %v\n%s", err, s.logs())
+	case <-time.After(30 * time.Second):
+		in.t.Fatalf("herald serve did not listen within 30s\n%s", s.logs())
+	}
+	return s
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (s *server) stop(t *testing.T) {
+	t.Helper()
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Fatalf("herald serve exited with %v\n%s", err, s.logs())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("herald serve did not stop within 20s of SIGTERM")
+	}
+}
+
+func (s *server) call(t *testing.T, method, path, key string, body any, out any) int {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, s.base+path, rd)
+	req.Header.Set("X-API-KEY", key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s %s answered %d %q: %v", method, path, res.StatusCode, b, err)
+		}
+	}
+	return res.StatusCode
+}
+
+type message struct {
+	ID      string
+	Status  string
+	History []struct{ Status string }
+	Error   *struct {
+		Code  int
+		Title string
+	}
+}
+
+// awaitStatus polls the message until it reaches want. The server is another
+// process: its HTTP answers are the only signal there is. Bounded by time.
+func (s *server) awaitStatus(t *testing.T, key, id, want string) message {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	var m message
+	for time.Now().Before(deadline) {
+		if code := s.call(t, "GET", "/v1/messages/"+id, key, nil, &m); code != 200 {
+			t.Fatalf("GET message: %d", code)
+		}
+		if m.Status == want {
+			return m
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("message %s is %s after 15s, want %s\n%s", id, m.Status, want, s.logs())
+	return m
+}
+
+func TestSendToReadEndToEnd(t *testing.T) {
+	t.Parallel()
+	in := newInstance(t)
+	var key struct{ ID, Token, Identifier, Mode, WorkspaceID string }
+	in.cli(&key, "keys", "create", "--name", "e2e", "--mode", "test")
+	if !strings.HasPrefix(key.Token, "sk_test_") || key.Mode != "test" || !strings.Contains(key.Token, key.Identifier) {
+		t.Fatalf("keys create printed %+v", key)
+	}
+	var camp struct {
+		ID, Status   string
+		Placeholders []struct {
+			Index int
+			Label string
+		}
+	}
+	in.cli(&camp, "campaigns", "create", "--name", "Welcome", "--template-name", "welcome", "--language", "en_US",
+		"--body", "Hi {{1}}, your code is {{2}}", "--variable-label", "First name", "--variable-label", "Code", "--activate")
+	if camp.Status != "active" || len(camp.Placeholders) != 2 || camp.Placeholders[1].Label != "Code" {
+		t.Fatalf("campaigns create printed %+v", camp)
+	}
+
+	srv := in.serve()
+	var accepted struct{ ID, Status, ContactID string }
+	if code := srv.call(t, "POST", "/v1/messages/send-campaign", key.Token,
+		map[string]any{"phoneNumber": "+14155552671", "campaignId": camp.ID, "variables": []string{"Ana", "1234"}}, &accepted); code != 202 {
+		t.Fatalf("send: %d %+v", code, accepted)
+	}
+	m := srv.awaitStatus(t, key.Token, accepted.ID, "read")
+	var got []string
+	for _, h := range m.History {
+		got = append(got, h.Status)
+	}
+	if strings.Join(got, ",") != "queued,sending,sent,delivered,read" {
+		t.Errorf("history %v", got)
+	}
+
+	var contact struct {
+		ID, PhoneNumber, ConversationID string
+		LastMessageAt                   *string
+	}
+	if code := srv.call(t, "GET", "/v1/contacts/by-phone/%2B14155552671", key.Token, nil, &contact); code != 200 ||
+		contact.ID != accepted.ContactID || contact.LastMessageAt == nil {
+		t.Fatalf("contact: %d %+v", code, contact)
+	}
+	var thread struct {
+		Data []struct{ Direction, Status, Body, MessageID string }
+	}
+	srv.call(t, "GET", "/v1/contacts/"+contact.ID+"/conversation", key.Token, nil, &thread)
+	if len(thread.Data) != 1 || thread.Data[0].Status != "read" || thread.Data[0].Body != "Hi Ana, your code is 1234" ||
+		thread.Data[0].Direction != "outbound" {
+		t.Fatalf("thread %+v", thread)
+	}
+	var stats struct {
+		Total        int
+		Counts       map[string]int
+		DeliveryRate float64
+		ReadRate     float64
+	}
+	srv.call(t, "GET", "/v1/campaigns/"+camp.ID+"/stats", key.Token, nil, &stats)
+	if stats.Total != 1 || stats.Counts["read"] != 1 || stats.ReadRate != 1 {
+		t.Fatalf("stats %+v", stats)
+	}
+
+	// The sandbox's undeliverable number fails with Meta's code.
+	srv.call(t, "POST", "/v1/messages/send-campaign", key.Token,
+		map[string]any{"phoneNumber": "+14155550001", "campaignId": camp.ID, "variables": []string{"Bo", "1"}}, &accepted)
+	failed := srv.awaitStatus(t, key.Token, accepted.ID, "failed")
+	if failed.Error == nil || failed.Error.Code != 131026 {
+		t.Fatalf("failed message error %+v", failed.Error)
+	}
+
+	srv.stop(t)
+
+	// The token's secret is in neither the log nor the database files.
+	secret := key.Token[24:]
+	if strings.Contains(srv.logs(), secret) {
+		t.Errorf("the server log holds the key's secret")
+	}
+	files, _ := filepath.Glob(filepath.Join(in.dir, "herald.db*"))
+	if len(files) == 0 {
+		t.Fatal("no database files found")
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s holds the key's secret", filepath.Base(f))
+		}
+	}
+}
+
+func TestRevokedKeyIsRefused(t *testing.T) {
+	t.Parallel()
+	in := newInstance(t)
+	var key struct{ ID, Token string }
+	in.cli(&key, "keys", "create", "--name", "e2e")
+	srv := in.serve("HERALD_KEY_CACHE_TTL=1ms")
+	if code := srv.call(t, "GET", "/v1/campaigns", key.Token, nil, nil); code != 200 {
+		t.Fatalf("fresh key: %d", code)
+	}
+	var revoked struct{ ID, RevokedAt string }
+	in.cli(&revoked, "keys", "revoke", key.ID)
+	if revoked.ID != key.ID || revoked.RevokedAt == "" {
+		t.Fatalf("keys revoke printed %+v", revoked)
+	}
+	// The server's cache TTL is 1ms, so the next request reads the key again.
+	var problem struct{ Code string }
+	if code := srv.call(t, "GET", "/v1/campaigns", key.Token, nil, &problem); code != 401 || problem.Code != "invalid_api_key" {
+		t.Fatalf("revoked key: %d %+v", code, problem)
+	}
+	var keys []struct {
+		ID        string
+		RevokedAt *string
+		Token     *string
+	}
+	in.cli(&keys, "keys", "list")
+	if len(keys) != 1 || keys[0].RevokedAt == nil || keys[0].Token != nil {
+		t.Fatalf("keys list printed %+v", keys)
+	}
+	srv.stop(t)
+}
