@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/heraldhq/herald/domain"
+)
+
+// cli runs herald in-process against one SQLite file.
+type cli struct {
+	t   *testing.T
+	env func(string) string
+}
+
+func newCLI(t *testing.T) *cli {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "herald.db")
+	return &cli{t: t, env: envOf(map[string]string{"HERALD_DATABASE_URL": db})}
+}
+
+func (c *cli) run(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, c.env, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func (c *cli) json(v any, args ...string) {
+	c.t.Helper()
+	code, out, errOut := c.run(append(args, "--json")...)
+	if code != 0 {
+		c.t.Fatalf("herald %v: exit %d: %s", args, code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		c.t.Fatalf("herald %v printed %q: %v", args, out, err)
+	}
+}
+
+func TestKeysCommands(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	var created map[string]string
+	c.json(&created, "keys", "create", "--name", "ci", "--mode", "live")
+	for _, f := range []string{"id", "token", "identifier", "mode", "workspaceId"} {
+		if created[f] == "" {
+			t.Errorf("keys create --json lacks %q: %v", f, created)
+		}
+	}
+	tok, err := domain.ParseToken(created["token"])
+	if err != nil || tok.Mode() != domain.ModeLive || tok.Identifier() != created["identifier"] {
+		t.Fatalf("the printed token does not parse as a live key: %v", err)
+	}
+
+	var list []map[string]any
+	c.json(&list, "keys", "list")
+	if len(list) != 1 || list[0]["id"] != created["id"] || list[0]["revokedAt"] != nil {
+		t.Fatalf("keys list: %v", list)
+	}
+	_, human, _ := c.run("keys", "list")
+	_, asJSON, _ := c.run("keys", "list", "--json")
+	if strings.Contains(human+asJSON, created["token"]) || strings.Contains(human+asJSON, created["token"][24:]) {
+		t.Fatal("keys list prints the token")
+	}
+
+	var revoked map[string]string
+	c.json(&revoked, "keys", "revoke", created["id"])
+	if revoked["id"] != created["id"] || revoked["revokedAt"] == "" {
+		t.Fatalf("keys revoke: %v", revoked)
+	}
+	if code, _, errOut := c.run("keys", "revoke", "key_01m80000000000000000000000"); code != 1 || !strings.Contains(errOut, "no API key") {
+		t.Errorf("revoking a missing key: exit %d %q", code, errOut)
+	}
+	if code, _, _ := c.run("keys", "create"); code != 2 {
+		t.Errorf("keys create without --name: exit %d, want 2", code)
+	}
+}
+
+func TestCampaignCommands(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	var camp struct {
+		ID, Name, Status, TemplateName, Language, HeaderFormat, WorkspaceID string
+		Placeholders                                                        []struct {
+			Index int
+			Label string
+		}
+	}
+	c.json(&camp, "campaigns", "create", "--name", "Promo", "--template-name", "promo", "--language", "en",
+		"--body", "Hi {{1}}, {{2}} off", "--header-format", "image", "--variable-label", "Name", "--variable-label", "Discount")
+	if camp.Status != "draft" || camp.HeaderFormat != "image" || len(camp.Placeholders) != 2 || camp.Placeholders[1].Label != "Discount" {
+		t.Fatalf("campaigns create: %+v", camp)
+	}
+	var activated struct{ ID, Status string }
+	c.json(&activated, "campaigns", "activate", camp.ID)
+	if activated.Status != "active" {
+		t.Fatalf("activate: %+v", activated)
+	}
+	c.json(&activated, "campaigns", "pause", camp.ID)
+	if activated.Status != "paused" {
+		t.Fatalf("pause: %+v", activated)
+	}
+	var list []struct{ ID, Status string }
+	c.json(&list, "campaigns", "list")
+	if len(list) != 1 || list[0].ID != camp.ID || list[0].Status != "paused" {
+		t.Fatalf("list: %+v", list)
+	}
+	if code, _, errOut := c.run("campaigns", "create", "--name", "X", "--template-name", "x", "--language", "en", "--body", "Hi {{2}}"); code != 1 || !strings.Contains(errOut, "{{1}}") {
+		t.Errorf("a body with a gap in its placeholders: exit %d %q", code, errOut)
+	}
+}
+
+func TestWorkspacesAndDefault(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	var ws map[string]string
+	c.json(&ws, "workspaces", "create", "--name", "Acme")
+	if !strings.HasPrefix(ws["id"], "wsp_") {
+		t.Fatalf("workspaces create: %v", ws)
+	}
+	var k1, k2 map[string]string
+	c.json(&k1, "keys", "create", "--name", "a")
+	c.json(&k2, "keys", "create", "--name", "b", "--workspace", ws["id"])
+	if k1["workspaceId"] == ws["id"] || k2["workspaceId"] != ws["id"] {
+		t.Fatalf("keys landed in the wrong workspaces: %v %v", k1, k2)
+	}
+	var again map[string]string
+	c.json(&again, "keys", "create", "--name", "c")
+	if again["workspaceId"] != k1["workspaceId"] {
+		t.Fatalf("the default workspace changed between commands: %s then %s", k1["workspaceId"], again["workspaceId"])
+	}
+	var list []map[string]any
+	c.json(&list, "keys", "list", "--workspace", ws["id"])
+	if len(list) != 1 {
+		t.Fatalf("keys list --workspace: %v", list)
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	t.Parallel()
+	var errOut bytes.Buffer
+	if code := run(context.Background(), []string{"frobnicate"}, envOf(nil), nil, io.Discard, &errOut); code != 2 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(errOut.String(), "Usage:") {
+		t.Error("an unknown command should print the usage")
+	}
+}
