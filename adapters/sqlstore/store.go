@@ -16,6 +16,12 @@ type Store struct {
 	ext sqlx.ExtContext // db, or tx when the store is bound to a transaction
 	tx  *sqlx.Tx
 	d   Dialect
+
+	// writer admits one writing transaction at a time on SQLite, which
+	// allows only one writer anyway. Queuing writers here, in order, is far
+	// cheaper than letting them poll the database lock through SQLite's
+	// busy handler, whose back-off sleeps reach 100 ms. Nil on PostgreSQL.
+	writer chan struct{}
 }
 
 var (
@@ -33,7 +39,24 @@ var (
 // New returns a store over db, a pool opened by Open (or OpenSQLite) for the
 // dialect d, and migrated.
 func New(db *sqlx.DB, d Dialect) *Store {
-	return &Store{db: db, ext: db, d: d}
+	s := &Store{db: db, ext: db, d: d}
+	if d.Name() == "sqlite" {
+		s.writer = make(chan struct{}, 1)
+	}
+	return s
+}
+
+// lockWriter waits for the writer slot (SQLite only) and returns its release.
+func (s *Store) lockWriter(ctx context.Context) (func(), error) {
+	if s.writer == nil || s.tx != nil {
+		return func() {}, nil
+	}
+	select {
+	case s.writer <- struct{}{}:
+		return func() { <-s.writer }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Ping reports whether the database answers.
@@ -62,6 +85,11 @@ func (s *Store) selectAll(ctx context.Context, dest any, q string, arg any) erro
 
 // exec runs the named statement q with arg.
 func (s *Store) exec(ctx context.Context, q string, arg any) (sql.Result, error) {
+	unlock, err := s.lockWriter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	return sqlx.NamedExecContext(ctx, s.ext, q, arg)
 }
 

@@ -25,6 +25,11 @@ func (s *Store) inTx(ctx context.Context, fn func(ts *Store) error) error {
 	if s.tx != nil {
 		return fn(s)
 	}
+	unlock, err := s.lockWriter(ctx)
+	if err != nil {
+		return s.fail("begin transaction", err, nil)
+	}
+	defer unlock()
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return s.fail("begin transaction", err, nil)
@@ -36,7 +41,7 @@ func (s *Store) inTx(ctx context.Context, fn func(ts *Store) error) error {
 			_ = tx.Rollback()
 		}
 	}()
-	if err := fn(&Store{db: s.db, ext: tx, tx: tx, d: s.d}); err != nil {
+	if err := fn(&Store{db: s.db, ext: tx, tx: tx, d: s.d, writer: s.writer}); err != nil {
 		return err
 	}
 	done = true // Commit ends the transaction whether or not it succeeds.
