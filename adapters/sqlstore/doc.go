@@ -41,9 +41,11 @@
 // with BEGIN IMMEDIATE (_txlock=immediate), so a read-modify-write takes the
 // write lock before it reads and two writers never deadlock on a lock upgrade.
 // Plain reads run outside transactions and proceed concurrently in WAL mode.
-// The pool is capped at 8 connections by default: enough for concurrent
-// readers, few enough that writers queue on the busy timeout rather than in a
-// storm of SQLITE_BUSY retries. SQLite has a single writer, so the message
+// The pool is capped at 8 connections by default, enough for concurrent
+// readers. Writers wait for one in-process writer slot before they begin, in
+// arrival order, instead of polling the database lock through SQLite's busy
+// handler (whose back-off sleeps reach 100 ms); the busy timeout remains for
+// writers in other processes, such as the CLI. SQLite has a single writer, so the message
 // queue is claimed by one transaction at a time; PostgreSQL claims with
 // FOR UPDATE SKIP LOCKED.
 //
