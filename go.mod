@@ -7,6 +7,7 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/jmoiron/sqlx v1.4.0
 	github.com/nyaruka/phonenumbers v1.8.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.uber.org/fx v1.24.0
 	go.uber.org/zap v1.28.0
 	golang.org/x/sync v0.24.0
