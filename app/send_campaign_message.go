@@ -35,10 +35,10 @@ type SendCampaignMessageHandler struct {
 	tx       ports.Transactor
 	camps    ports.CampaignRepository
 	contacts ports.ContactRepository
-	clock ports.Clock
-	ids   ports.IDGenerator
-	wake  *Wakeup
-	obs   *Observer
+	clock    ports.Clock
+	ids      ports.IDGenerator
+	wake     *Wakeup
+	obs      *Observer
 }
 
 // NewSendCampaignMessageHandler builds the handler. wake, when not nil, is
