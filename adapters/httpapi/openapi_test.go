@@ -80,6 +80,22 @@ func (o *openAPI) match(path string) (string, bool) {
 	return best, best != ""
 }
 
+// compile compiles the schema at loc once; the compiler is not safe for
+// concurrent use.
+func (o *openAPI) compile(loc string) (*jsonschema.Schema, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if sch, ok := o.schemas[loc]; ok {
+		return sch, nil
+	}
+	sch, err := o.compiler.Compile(loc)
+	if err != nil {
+		return nil, fmt.Errorf("compiling %s: %w", loc, err)
+	}
+	o.schemas[loc] = sch
+	return sch, nil
+}
+
 func pointer(parts ...string) string {
 	for i, p := range parts {
 		p = strings.ReplaceAll(strings.ReplaceAll(p, "~", "~0"), "/", "~1")
@@ -122,17 +138,10 @@ func specError(req *http.Request, status int, header http.Header, body []byte) e
 		return fmt.Errorf("%s %s %d: content type %q is not documented", req.Method, tmpl, status, mt)
 	}
 	loc := pointer("paths", tmpl, method, "responses", code, "content", mt, "schema")
-	o.mu.Lock()
-	sch, ok := o.schemas[loc]
-	if !ok {
-		sch, err = o.compiler.Compile(loc)
-		if err != nil {
-			o.mu.Unlock()
-			return fmt.Errorf("compiling %s: %w", loc, err)
-		}
-		o.schemas[loc] = sch
+	sch, err := o.compile(loc)
+	if err != nil {
+		return err
 	}
-	o.mu.Unlock()
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("%s %s %d: body is not JSON: %v", req.Method, tmpl, status, err)
@@ -160,7 +169,7 @@ func TestOpenAPIDocumentCompiles(t *testing.T) {
 		for method, op := range item.(map[string]any) {
 			for code, r := range op.(map[string]any)["responses"].(map[string]any) {
 				for mt := range r.(map[string]any)["content"].(map[string]any) {
-					if _, err := o.compiler.Compile(pointer("paths", tmpl, method, "responses", code, "content", mt, "schema")); err != nil {
+					if _, err := o.compile(pointer("paths", tmpl, method, "responses", code, "content", mt, "schema")); err != nil {
 						t.Errorf("%s %s %s %s: %v", method, tmpl, code, mt, err)
 					}
 				}
