@@ -24,11 +24,15 @@ const postgresURLVar = "HERALD_TEST_POSTGRES_URL"
 
 // newPostgres creates a randomly named database on the server that
 // HERALD_TEST_POSTGRES_URL names, opens it (migrated when migrate is set)
-// and drops it when the test ends. Without the variable the test is skipped.
+// and drops it when the test ends. Without the variable the test is skipped,
+// except under CI (CI=true), where it fails.
 func newPostgres(t *testing.T, migrate bool) *sqlx.DB {
 	t.Helper()
 	admin := os.Getenv(postgresURLVar)
 	if admin == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set: under CI the PostgreSQL store tests must run", postgresURLVar)
+		}
 		t.Skipf("set %s to run the PostgreSQL store tests", postgresURLVar)
 	}
 	ctx := t.Context()
