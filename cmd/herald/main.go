@@ -1,4 +1,3 @@
-// Command herald is Herald's one binary: the server and the operator CLI.
 package main
 
 import (
