@@ -29,17 +29,26 @@ type Dispatcher struct {
 	owner    string
 	log      *zap.Logger
 	inFlight sync.WaitGroup
+
+	mu     sync.Mutex
+	leased map[domain.MessageID]struct{} // claimed and not yet recorded
 }
 
 // NewDispatcher builds a dispatcher; owner names this instance's leases.
 func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, senders Senders, clock ports.Clock, ids ports.IDGenerator, wake *Wakeup, cfg Config, obs *Observer) *Dispatcher {
 	return &Dispatcher{queue: queue, tx: tx, senders: senders, clock: clock, wake: wake,
-		cfg: cfg.WithDefaults(), owner: ids.NewID("dsp"), log: obs.Logger("dispatcher")}
+		cfg: cfg.WithDefaults(), owner: ids.NewID("dsp"), log: obs.Logger("dispatcher"),
+		leased: map[domain.MessageID]struct{}{}}
 }
 
-// Run claims and sends until ctx ends, then waits for sends in flight.
+// Run claims and sends until ctx ends, then waits for sends in flight. While
+// it runs, it renews the leases of messages in flight every third of the
+// lease, so a slow send is not taken over by another instance.
 func (d *Dispatcher) Run(ctx context.Context) {
-	defer d.inFlight.Wait()
+	renewCtx, stopRenewing := context.WithCancel(context.WithoutCancel(ctx))
+	renewed := make(chan struct{})
+	go func() { d.renewLoop(renewCtx); close(renewed) }()
+	defer func() { d.inFlight.Wait(); stopRenewing(); <-renewed }()
 	sem := make(chan struct{}, d.cfg.DispatchConcurrency)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -83,6 +92,11 @@ func (d *Dispatcher) DispatchOnce(ctx context.Context, sem chan struct{}) (int, 
 	if err != nil {
 		return 0, err
 	}
+	d.mu.Lock()
+	for _, c := range claimed {
+		d.leased[c.Message.ID] = struct{}{}
+	}
+	d.mu.Unlock()
 	for _, c := range claimed {
 		sem <- struct{}{}
 		d.inFlight.Add(1)
@@ -94,11 +108,40 @@ func (d *Dispatcher) DispatchOnce(ctx context.Context, sem chan struct{}) (int, 
 	return len(claimed), nil
 }
 
+func (d *Dispatcher) renewLoop(ctx context.Context) {
+	t := time.NewTicker(d.cfg.LeaseDuration / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		d.mu.Lock()
+		ids := make([]domain.MessageID, 0, len(d.leased))
+		for id := range d.leased {
+			ids = append(ids, id)
+		}
+		d.mu.Unlock()
+		if len(ids) == 0 {
+			continue
+		}
+		if err := d.queue.RenewLeases(ctx, d.owner, ids, d.clock.Now().Add(d.cfg.LeaseDuration)); err != nil {
+			d.log.Warn("renewing leases failed", zap.Int("messages", len(ids)), zap.Error(err))
+		}
+	}
+}
+
 // Wait blocks until every send started so far has been recorded.
 func (d *Dispatcher) Wait() { d.inFlight.Wait() }
 
 func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 	m := c.Message
+	defer func() {
+		d.mu.Lock()
+		delete(d.leased, m.ID)
+		d.mu.Unlock()
+	}()
 	callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	res, err := d.senders.For(m.Mode).Send(callCtx, ports.OutboundFor(m))
 	cancel()
@@ -125,22 +168,30 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 	}
 
 	err = d.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
-		if res.ProviderID != "" || failure != nil {
-			if _, err := r.Messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
-				if res.ProviderID != "" && m.ProviderID == "" {
-					m.ProviderID = res.ProviderID
-				}
-				if failure != nil {
-					m.Advance(domain.StatusFailed, now, failure)
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
+		// Release first: if the lease was lost, another dispatcher owns the
+		// message now, and nothing of this attempt may be recorded.
+		if err := r.Queue.ReleaseMessage(ctx, m.ID, d.owner, c.Attempt, retryAt); err != nil {
+			return err
 		}
-		return r.Queue.ReleaseMessage(ctx, m.ID, d.owner, retryAt)
+		if res.ProviderID == "" && failure == nil {
+			return nil
+		}
+		_, err := r.Messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
+			if res.ProviderID != "" && m.ProviderID == "" {
+				m.ProviderID = res.ProviderID
+			}
+			if failure != nil {
+				m.Advance(domain.StatusFailed, now, failure)
+			}
+			return nil
+		})
+		return err
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, ports.ErrLeaseLost):
+		d.log.Warn("lease lost before the outcome was recorded; another dispatcher owns the message",
+			zap.String("message_id", string(m.ID)), zap.Int("attempt", c.Attempt))
+	case err != nil:
 		// The lease runs out and the message is claimed again: at least once.
 		d.log.Warn("recording send outcome failed", zap.String("message_id", string(m.ID)), zap.Error(err))
 	}

@@ -162,3 +162,29 @@ func TestLiveAndTestKeysUseTheirSenders(t *testing.T) {
 		t.Fatal("the payload must carry our message id for status matching")
 	}
 }
+
+// TestLostLeaseRecordsNothing: when a send outlives its lease and another
+// dispatcher claims the message, the first dispatcher's outcome is dropped.
+func TestLostLeaseRecordsNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.send(t, "+14155552671").ID
+	sender := &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
+		// While this send hangs, its lease runs out and another instance
+		// claims the message.
+		later := f.clock.Now().Add(time.Hour)
+		got, err := f.st.ClaimMessages(ctx, ports.Claim{Owner: "other", Now: later, LeaseUntil: later.Add(time.Minute), Limit: 100})
+		if err != nil || len(got) != 1 {
+			t.Errorf("takeover claim: %v %d", err, len(got))
+		}
+		return ports.SendResult{}, &ports.SendError{Class: ports.ClassPermanent, Code: 131026, Title: "Message undeliverable"}
+	}}
+	dispatchAll(t, f.dispatcher(t, sender, sender))
+	m, _ := f.st.GetMessage(context.Background(), f.principal.Workspace, id)
+	if m.Status != domain.StatusSending || m.Failure != nil {
+		t.Fatalf("a dispatcher that lost its lease recorded %s %+v", m.Status, m.Failure)
+	}
+	if err := f.st.ReleaseMessage(context.Background(), id, "other", 2, nil); err != nil {
+		t.Fatalf("the new holder's lease was disturbed: %v", err)
+	}
+}

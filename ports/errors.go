@@ -6,3 +6,7 @@ import "errors"
 // Nothing was half-written; the request can be retried. The HTTP adapter
 // answers 503 unavailable.
 var ErrUnavailable = errors.New("store unavailable")
+
+// ErrLeaseLost means a dispatcher's lease on a message ended and another
+// dispatcher claimed it; the first must not record anything about it.
+var ErrLeaseLost = errors.New("message lease lost")

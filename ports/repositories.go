@@ -113,10 +113,15 @@ type MessageQueue interface {
 	// expired. Claimed messages move to sending (recorded once in their
 	// history). Two concurrent claims never return the same message.
 	ClaimMessages(ctx context.Context, c Claim) ([]Claimed, error)
-	// ReleaseMessage ends owner's lease on a message. With retryAt nil the
-	// message is no longer due; otherwise it is due again at retryAt. A
-	// release by anyone but the lease holder changes nothing.
-	ReleaseMessage(ctx context.Context, id domain.MessageID, owner string, retryAt *time.Time) error
+	// ReleaseMessage ends the lease that owner took for this attempt. With
+	// retryAt nil the message is no longer due; otherwise it is due again at
+	// retryAt. The release is fenced: if the message is no longer leased to
+	// owner for this attempt (its lease expired and it was claimed again),
+	// nothing changes and the error is ErrLeaseLost.
+	ReleaseMessage(ctx context.Context, id domain.MessageID, owner string, attempt int, retryAt *time.Time) error
+	// RenewLeases extends until the given time owner's leases on ids; ids
+	// that owner no longer holds are left alone.
+	RenewLeases(ctx context.Context, owner string, ids []domain.MessageID, until time.Time) error
 }
 
 // ConversationRepository stores contacts' conversation threads.

@@ -498,13 +498,14 @@ func (r *repos) ClaimMessages(ctx context.Context, c ports.Claim) ([]ports.Claim
 	return out, nil
 }
 
-// ReleaseMessage ends owner's lease: for good when retryAt is nil, otherwise
-// until retryAt. Anyone else's release changes nothing.
-func (r *repos) ReleaseMessage(ctx context.Context, id domain.MessageID, owner string, retryAt *time.Time) error {
+// ReleaseMessage ends the lease owner took for attempt: for good when
+// retryAt is nil, otherwise until retryAt. A lease that owner no longer holds
+// for that attempt is ports.ErrLeaseLost, and nothing changes.
+func (r *repos) ReleaseMessage(ctx context.Context, id domain.MessageID, owner string, attempt int, retryAt *time.Time) error {
 	defer r.enter(ctx)()
 	q, ok := r.st.queue[id]
-	if !ok || !q.leased || q.owner != owner {
-		return nil
+	if !ok || !q.leased || q.owner != owner || q.attempts != attempt {
+		return ports.ErrLeaseLost
 	}
 	if retryAt == nil {
 		del(r.st, r.st.queue, id)
@@ -513,6 +514,18 @@ func (r *repos) ReleaseMessage(ctx context.Context, id domain.MessageID, owner s
 	q.leased, q.owner, q.leaseUntil = false, "", time.Time{}
 	q.due = utc(*retryAt)
 	put(r.st, r.st.queue, id, q)
+	return nil
+}
+
+// RenewLeases moves owner's leases on ids to until.
+func (r *repos) RenewLeases(ctx context.Context, owner string, ids []domain.MessageID, until time.Time) error {
+	defer r.enter(ctx)()
+	for _, id := range ids {
+		if q, ok := r.st.queue[id]; ok && q.leased && q.owner == owner {
+			q.leaseUntil = utc(until)
+			put(r.st, r.st.queue, id, q)
+		}
+	}
 	return nil
 }
 

@@ -72,12 +72,35 @@ WHERE id = :id`
 	return claimed, nil
 }
 
-// ReleaseMessage ends owner's lease on a message: with retryAt nil it is no
-// longer due, otherwise it is due again at retryAt. A release by anyone but
-// the lease holder, or of an unknown message, changes nothing.
-func (s *Store) ReleaseMessage(ctx context.Context, id domain.MessageID, owner string, retryAt *time.Time) error {
+// ReleaseMessage ends the lease owner took for attempt: with retryAt nil
+// the message is no longer due, otherwise it is due again at retryAt. If the
+// message is not leased to owner for that attempt any more, nothing changes
+// and the error is ports.ErrLeaseLost.
+func (s *Store) ReleaseMessage(ctx context.Context, id domain.MessageID, owner string, attempt int, retryAt *time.Time) error {
 	const q = `UPDATE messages SET due_at = :due_at, lease_owner = NULL, lease_until = NULL
-WHERE id = :id AND lease_owner = :owner`
-	_, err := s.exec(ctx, q, map[string]any{"id": string(id), "owner": owner, "due_at": newNullTime(retryAt)})
-	return s.fail("release message", err, nil)
+WHERE id = :id AND lease_owner = :owner AND attempts = :attempt`
+	ok, err := s.execOne(ctx, q, map[string]any{"id": string(id), "owner": owner, "attempt": attempt, "due_at": newNullTime(retryAt)})
+	if err != nil {
+		return s.fail("release message", err, nil)
+	}
+	if !ok {
+		return ports.ErrLeaseLost
+	}
+	return nil
+}
+
+// RenewLeases moves owner's leases on ids to until, in one transaction.
+func (s *Store) RenewLeases(ctx context.Context, owner string, ids []domain.MessageID, until time.Time) error {
+	const q = `UPDATE messages SET lease_until = :lease_until WHERE id = :id AND lease_owner = :owner`
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.inTx(ctx, func(ts *Store) error {
+		for _, id := range ids {
+			if _, err := ts.exec(ctx, q, map[string]any{"id": string(id), "owner": owner, "lease_until": newDBTime(until)}); err != nil {
+				return ts.fail("renew leases", err, nil)
+			}
+		}
+		return nil
+	})
 }

@@ -24,8 +24,11 @@ var _ ports.MessageQueue = &MessageQueueMock{}
 //			ClaimMessagesFunc: func(ctx context.Context, c ports.Claim) ([]ports.Claimed, error) {
 //				panic("mock out the ClaimMessages method")
 //			},
-//			ReleaseMessageFunc: func(ctx context.Context, id domain.MessageID, owner string, retryAt *time.Time) error {
+//			ReleaseMessageFunc: func(ctx context.Context, id domain.MessageID, owner string, attempt int, retryAt *time.Time) error {
 //				panic("mock out the ReleaseMessage method")
+//			},
+//			RenewLeasesFunc: func(ctx context.Context, owner string, ids []domain.MessageID, until time.Time) error {
+//				panic("mock out the RenewLeases method")
 //			},
 //		}
 //
@@ -38,7 +41,10 @@ type MessageQueueMock struct {
 	ClaimMessagesFunc func(ctx context.Context, c ports.Claim) ([]ports.Claimed, error)
 
 	// ReleaseMessageFunc mocks the ReleaseMessage method.
-	ReleaseMessageFunc func(ctx context.Context, id domain.MessageID, owner string, retryAt *time.Time) error
+	ReleaseMessageFunc func(ctx context.Context, id domain.MessageID, owner string, attempt int, retryAt *time.Time) error
+
+	// RenewLeasesFunc mocks the RenewLeases method.
+	RenewLeasesFunc func(ctx context.Context, owner string, ids []domain.MessageID, until time.Time) error
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -57,12 +63,26 @@ type MessageQueueMock struct {
 			ID domain.MessageID
 			// Owner is the owner argument value.
 			Owner string
+			// Attempt is the attempt argument value.
+			Attempt int
 			// RetryAt is the retryAt argument value.
 			RetryAt *time.Time
+		}
+		// RenewLeases holds details about calls to the RenewLeases method.
+		RenewLeases []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Owner is the owner argument value.
+			Owner string
+			// Ids is the ids argument value.
+			Ids []domain.MessageID
+			// Until is the until argument value.
+			Until time.Time
 		}
 	}
 	lockClaimMessages  sync.RWMutex
 	lockReleaseMessage sync.RWMutex
+	lockRenewLeases    sync.RWMutex
 }
 
 // ClaimMessages calls ClaimMessagesFunc.
@@ -102,7 +122,7 @@ func (mock *MessageQueueMock) ClaimMessagesCalls() []struct {
 }
 
 // ReleaseMessage calls ReleaseMessageFunc.
-func (mock *MessageQueueMock) ReleaseMessage(ctx context.Context, id domain.MessageID, owner string, retryAt *time.Time) error {
+func (mock *MessageQueueMock) ReleaseMessage(ctx context.Context, id domain.MessageID, owner string, attempt int, retryAt *time.Time) error {
 	if mock.ReleaseMessageFunc == nil {
 		panic("MessageQueueMock.ReleaseMessageFunc: method is nil but MessageQueue.ReleaseMessage was just called")
 	}
@@ -110,17 +130,19 @@ func (mock *MessageQueueMock) ReleaseMessage(ctx context.Context, id domain.Mess
 		Ctx     context.Context
 		ID      domain.MessageID
 		Owner   string
+		Attempt int
 		RetryAt *time.Time
 	}{
 		Ctx:     ctx,
 		ID:      id,
 		Owner:   owner,
+		Attempt: attempt,
 		RetryAt: retryAt,
 	}
 	mock.lockReleaseMessage.Lock()
 	mock.calls.ReleaseMessage = append(mock.calls.ReleaseMessage, callInfo)
 	mock.lockReleaseMessage.Unlock()
-	return mock.ReleaseMessageFunc(ctx, id, owner, retryAt)
+	return mock.ReleaseMessageFunc(ctx, id, owner, attempt, retryAt)
 }
 
 // ReleaseMessageCalls gets all the calls that were made to ReleaseMessage.
@@ -131,16 +153,62 @@ func (mock *MessageQueueMock) ReleaseMessageCalls() []struct {
 	Ctx     context.Context
 	ID      domain.MessageID
 	Owner   string
+	Attempt int
 	RetryAt *time.Time
 } {
 	var calls []struct {
 		Ctx     context.Context
 		ID      domain.MessageID
 		Owner   string
+		Attempt int
 		RetryAt *time.Time
 	}
 	mock.lockReleaseMessage.RLock()
 	calls = mock.calls.ReleaseMessage
 	mock.lockReleaseMessage.RUnlock()
+	return calls
+}
+
+// RenewLeases calls RenewLeasesFunc.
+func (mock *MessageQueueMock) RenewLeases(ctx context.Context, owner string, ids []domain.MessageID, until time.Time) error {
+	if mock.RenewLeasesFunc == nil {
+		panic("MessageQueueMock.RenewLeasesFunc: method is nil but MessageQueue.RenewLeases was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Owner string
+		Ids   []domain.MessageID
+		Until time.Time
+	}{
+		Ctx:   ctx,
+		Owner: owner,
+		Ids:   ids,
+		Until: until,
+	}
+	mock.lockRenewLeases.Lock()
+	mock.calls.RenewLeases = append(mock.calls.RenewLeases, callInfo)
+	mock.lockRenewLeases.Unlock()
+	return mock.RenewLeasesFunc(ctx, owner, ids, until)
+}
+
+// RenewLeasesCalls gets all the calls that were made to RenewLeases.
+// Check the length with:
+//
+//	len(mockedMessageQueue.RenewLeasesCalls())
+func (mock *MessageQueueMock) RenewLeasesCalls() []struct {
+	Ctx   context.Context
+	Owner string
+	Ids   []domain.MessageID
+	Until time.Time
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Owner string
+		Ids   []domain.MessageID
+		Until time.Time
+	}
+	mock.lockRenewLeases.RLock()
+	calls = mock.calls.RenewLeases
+	mock.lockRenewLeases.RUnlock()
 	return calls
 }

@@ -1,6 +1,7 @@
 package porttest
 
 import (
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +22,8 @@ var queueTests = []storeTest{
 	{"ReleaseRetry", testQueueReleaseRetry},
 	{"ReleaseByOther", testQueueReleaseByOther},
 	{"ExpiredLease", testQueueExpiredLease},
+	{"ReleaseStaleAttempt", testQueueReleaseStaleAttempt},
+	{"Renew", testQueueRenew},
 }
 
 const lease = time.Minute
@@ -199,7 +202,7 @@ func testQueueReleaseDone(t *testing.T, s Store) {
 	m := f.message(f.campaign(), f.contact())
 	now := Now()
 	got := mustClaimOne(t, s, claim("a", now), m, 1)
-	if err := s.ReleaseMessage(f.ctx, m.ID, "a", nil); err != nil {
+	if err := s.ReleaseMessage(f.ctx, m.ID, "a", 1, nil); err != nil {
 		t.Fatalf("ReleaseMessage: %v", err)
 	}
 	stored, err := s.GetMessage(f.ctx, f.ws, m.ID)
@@ -219,7 +222,7 @@ func testQueueReleaseRetry(t *testing.T, s Store) {
 	now := Now()
 	mustClaimOne(t, s, claim("a", now), m, 1)
 	retryAt := now.Add(10 * time.Minute)
-	if err := s.ReleaseMessage(f.ctx, m.ID, "a", &retryAt); err != nil {
+	if err := s.ReleaseMessage(f.ctx, m.ID, "a", 1, &retryAt); err != nil {
 		t.Fatalf("ReleaseMessage: %v", err)
 	}
 	mustClaimNone(t, s, claim("b", retryAt.Add(-time.Second)), m)
@@ -232,9 +235,13 @@ func testQueueReleaseByOther(t *testing.T, s Store) {
 	m := f.message(f.campaign(), f.contact())
 	now := Now()
 	mustClaimOne(t, s, claim("a", now), m, 1)
-	_ = s.ReleaseMessage(f.ctx, m.ID, "intruder", nil)
+	if err := s.ReleaseMessage(f.ctx, m.ID, "intruder", 1, nil); !errors.Is(err, ports.ErrLeaseLost) {
+		t.Errorf("release by another owner: %v, want ErrLeaseLost", err)
+	}
 	early := now
-	_ = s.ReleaseMessage(f.ctx, m.ID, "intruder", &early)
+	if err := s.ReleaseMessage(f.ctx, m.ID, "intruder", 1, &early); !errors.Is(err, ports.ErrLeaseLost) {
+		t.Errorf("release by another owner: %v, want ErrLeaseLost", err)
+	}
 	mustClaimNone(t, s, claim("b", now.Add(time.Second)), m)
 	// The lease still ends on time, and the message is still due.
 	mustClaimOne(t, s, claim("b", now.Add(lease+time.Second)), m, 2)
@@ -249,12 +256,51 @@ func testQueueExpiredLease(t *testing.T, s Store) {
 	mustClaimOne(t, s, claim("a", now), m, 1)
 	second := now.Add(lease + time.Second)
 	mustClaimOne(t, s, claim("b", second), m, 2)
-	_ = s.ReleaseMessage(f.ctx, m.ID, "a", nil) // a former holder: changes nothing
+	if err := s.ReleaseMessage(f.ctx, m.ID, "a", 1, nil); !errors.Is(err, ports.ErrLeaseLost) { // a former holder
+		t.Errorf("release by a former holder: %v, want ErrLeaseLost", err)
+	}
 	mustClaimNone(t, s, claim("c", second.Add(time.Second)), m)
 	third := second.Add(lease + time.Second)
 	mustClaimOne(t, s, claim("c", third), m, 3)
-	if err := s.ReleaseMessage(f.ctx, m.ID, "c", nil); err != nil {
+	if err := s.ReleaseMessage(f.ctx, m.ID, "c", 3, nil); err != nil {
 		t.Fatalf("ReleaseMessage: %v", err)
 	}
 	mustClaimNone(t, s, claim("d", third.Add(365*24*time.Hour)), m)
+}
+
+// A release is fenced by attempt too: a dispatcher whose own lease expired
+// and which claimed the message again cannot end the new attempt with the
+// old attempt's outcome.
+func testQueueReleaseStaleAttempt(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	m := f.message(f.campaign(), f.contact())
+	now := Now()
+	mustClaimOne(t, s, claim("a", now), m, 1)
+	again := now.Add(lease + time.Second)
+	mustClaimOne(t, s, claim("a", again), m, 2)
+	if err := s.ReleaseMessage(f.ctx, m.ID, "a", 1, nil); !errors.Is(err, ports.ErrLeaseLost) {
+		t.Fatalf("release of a stale attempt: %v, want ErrLeaseLost", err)
+	}
+	mustClaimNone(t, s, claim("b", again.Add(time.Second)), m)
+	if err := s.ReleaseMessage(f.ctx, m.ID, "a", 2, nil); err != nil {
+		t.Fatalf("release of the current attempt: %v", err)
+	}
+}
+
+// Renewing a lease keeps other dispatchers away until the new end.
+func testQueueRenew(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	m := f.message(f.campaign(), f.contact())
+	now := Now()
+	mustClaimOne(t, s, claim("a", now), m, 1)
+	if err := s.RenewLeases(f.ctx, "intruder", []domain.MessageID{m.ID}, now.Add(100*lease)); err != nil {
+		t.Fatalf("RenewLeases by another owner: %v", err)
+	}
+	until := now.Add(3 * lease)
+	if err := s.RenewLeases(f.ctx, "a", []domain.MessageID{m.ID}, until); err != nil {
+		t.Fatalf("RenewLeases: %v", err)
+	}
+	mustClaimNone(t, s, claim("b", now.Add(lease+time.Second)), m)
+	mustClaimNone(t, s, claim("b", until.Add(-time.Second)), m)
+	mustClaimOne(t, s, claim("b", until.Add(time.Second)), m, 2)
 }
