@@ -18,5 +18,10 @@ func (w *Wakeup) Signal() {
 	}
 }
 
-// C is the channel the dispatcher waits on.
-func (w *Wakeup) C() <-chan struct{} { return w.c }
+// C is the channel the dispatcher waits on; a nil Wakeup's never fires.
+func (w *Wakeup) C() <-chan struct{} {
+	if w == nil {
+		return nil
+	}
+	return w.c
+}

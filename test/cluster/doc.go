@@ -1,0 +1,3 @@
+// Package cluster tests several Herald dispatchers sharing one PostgreSQL
+// database, as several herald serve instances do in production.
+package cluster
