@@ -12,6 +12,9 @@ type Config struct {
 	IdleTimeout       time.Duration
 	ShutdownTimeout   time.Duration
 	MaxHeaderBytes    int
+	// RequestTimeout bounds each request's work, so a database that stops
+	// answering yields 503 unavailable instead of a hung request.
+	RequestTimeout time.Duration
 }
 
 // WithDefaults fills zero fields.
@@ -36,6 +39,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = 20 * time.Second
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = 10 * time.Second
 	}
 	if c.MaxHeaderBytes == 0 {
 		c.MaxHeaderBytes = 32 << 10

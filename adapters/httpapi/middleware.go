@@ -60,16 +60,19 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.ResponseWriter.Write(b)
 }
 
-// observe gives each request an id, logs it once when done (never the key,
-// the body or the query), and turns a panic into a 500 without internals.
-func observe(log *zap.Logger, next http.Handler) http.Handler {
+// observe gives each request an id and a deadline, logs it once when done
+// (never the key, the body or the query), and turns a panic into a 500
+// without internals.
+func observe(log *zap.Logger, timeout time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := newRequestID()
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		rec := &recorder{ResponseWriter: w}
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), requestIDKey, id), timeout)
+		defer cancel()
+		r = r.WithContext(ctx)
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {

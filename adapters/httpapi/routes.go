@@ -70,7 +70,7 @@ func NewHandler(d Deps, cfg Config, log *zap.Logger) http.Handler {
 		}
 		mux.Handle(rt.pattern, h)
 	}
-	return observe(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return observe(log, a.cfg.RequestTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := mux.Handler(r); pattern == "" {
 			a.noRoute(w, r, mux)
 			return

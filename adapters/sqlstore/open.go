@@ -57,7 +57,7 @@ func openPool(cfg Config) (*sqlx.DB, Dialect, error) {
 		db.SetMaxIdleConns(n) // keep connections: each new one re-runs the pragmas
 		return db, d, nil
 	default:
-		db, err := sqlx.Open(d.driverName(), target)
+		db, err := sqlx.Open(d.driverName(), withConnectTimeout(target))
 		if err != nil {
 			return nil, nil, fmt.Errorf("sqlstore: open postgres: %w", err)
 		}
@@ -93,4 +93,20 @@ func verify(ctx context.Context, db *sqlx.DB, d Dialect) error {
 		return translate(d, "open "+d.Name()+" database", err, nil)
 	}
 	return nil
+}
+
+// withConnectTimeout bounds how long opening a PostgreSQL connection may
+// take (5 s) unless the URL says otherwise, so an unreachable server makes
+// requests fail fast rather than hang.
+func withConnectTimeout(target string) string {
+	u, err := url.Parse(target)
+	if err != nil {
+		return target
+	}
+	q := u.Query()
+	if q.Get("connect_timeout") == "" {
+		q.Set("connect_timeout", "5")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }

@@ -32,6 +32,7 @@ type Config struct {
 	KeyCacheTTL          time.Duration
 	SandboxStepDelay     time.Duration
 	LeaseDuration        time.Duration
+	RequestTimeout       time.Duration
 }
 
 // codec parses and prints one setting's value.
@@ -131,6 +132,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("log-level", "HERALD_LOG_LEVEL", "info", "debug, info, warn or error", false, oneOf(&c.LogLevel, "debug", "info", "warn", "error")),
 		mk("key-cache-ttl", "HERALD_KEY_CACHE_TTL", "30s", "how long a verified key is trusted before it is read again", false, dur(&c.KeyCacheTTL)),
 		mk("sandbox-step-delay", "HERALD_SANDBOX_STEP_DELAY", "1s", "the sandbox's pause before delivered and before read", false, dur(&c.SandboxStepDelay)),
+		mk("request-timeout", "HERALD_REQUEST_TIMEOUT", "10s", "longest a request may work; a database that does not answer within it gives 503", false, dur(&c.RequestTimeout)),
 		mk("lease-duration", "HERALD_LEASE_DURATION", "30s", "how long a dispatcher holds a claimed message", false, dur(&c.LeaseDuration)),
 	}
 }

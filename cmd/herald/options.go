@@ -63,7 +63,7 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		core,
 		fx.Supply(
 			sandbox.Config{SentAfter: min(step, 100*time.Millisecond), DeliveredAfter: step, ReadAfter: step},
-			httpapi.Config{Addr: cfg.Addr},
+			httpapi.Config{Addr: cfg.Addr, RequestTimeout: cfg.RequestTimeout},
 		),
 		sandbox.Module,
 		fx.Provide(fx.Annotate(func(s *sandbox.Sender) ports.WhatsAppSender { return s }, fx.ResultTags(`name:"live"`))),
