@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/heraldhq/herald/test/testenv"
 )
 
 var binary string
@@ -44,12 +46,24 @@ type instance struct {
 	env []string
 }
 
-func newInstance(t *testing.T) *instance {
+// newInstance prepares a data directory and a database: a SQLite file in
+// the directory, or a fresh PostgreSQL database (migrated with herald
+// migrate, as production does) when engine is "postgres".
+func newInstance(t *testing.T, engine string) *instance {
 	dir := t.TempDir()
-	return &instance{t: t, dir: dir, env: append(os.Environ(),
-		"HERALD_DATABASE_URL=sqlite:"+filepath.Join(dir, "herald.db"),
-		"HERALD_LOG_FORMAT=json",
-	)}
+	url := "sqlite:" + filepath.Join(dir, "herald.db")
+	if engine == "postgres" {
+		url = testenv.PostgresDatabase(t)
+	}
+	in := &instance{t: t, dir: dir, env: append(os.Environ(), "HERALD_DATABASE_URL="+url, "HERALD_LOG_FORMAT=json")}
+	if engine == "postgres" {
+		var migrated struct{ From, To int }
+		in.cli(&migrated, "migrate")
+		if migrated.From != 0 || migrated.To < 1 {
+			t.Fatalf("herald migrate printed %+v", migrated)
+		}
+	}
+	return in
 }
 
 // cli runs a command with --json and decodes its output.
@@ -196,7 +210,16 @@ func (s *server) awaitStatus(t *testing.T, key, id, want string) message {
 
 func TestSendToReadEndToEnd(t *testing.T) {
 	t.Parallel()
-	in := newInstance(t)
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			sendToRead(t, engine)
+		})
+	}
+}
+
+func sendToRead(t *testing.T, engine string) {
+	in := newInstance(t, engine)
 	var key struct{ ID, Token, Identifier, Mode, WorkspaceID string }
 	in.cli(&key, "keys", "create", "--name", "e2e", "--mode", "test")
 	if !strings.HasPrefix(key.Token, "sk_test_") || key.Mode != "test" || !strings.Contains(key.Token, key.Identifier) {
@@ -272,6 +295,9 @@ func TestSendToReadEndToEnd(t *testing.T) {
 	if strings.Contains(srv.logs(), secret) {
 		t.Errorf("the server log holds the key's secret")
 	}
+	if engine != "sqlite" {
+		return
+	}
 	files, _ := filepath.Glob(filepath.Join(in.dir, "herald.db*"))
 	if len(files) == 0 {
 		t.Fatal("no database files found")
@@ -286,7 +312,7 @@ func TestSendToReadEndToEnd(t *testing.T) {
 
 func TestRevokedKeyIsRefused(t *testing.T) {
 	t.Parallel()
-	in := newInstance(t)
+	in := newInstance(t, "sqlite")
 	var key struct{ ID, Token string }
 	in.cli(&key, "keys", "create", "--name", "e2e")
 	srv := in.serve("HERALD_KEY_CACHE_TTL=1ms")
