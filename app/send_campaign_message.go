@@ -88,19 +88,23 @@ func (h *SendCampaignMessageHandler) handle(ctx context.Context, cmd SendCampaig
 		if err := contact.CanReceive(); err != nil {
 			return err
 		}
+		// Lock the contact row first (the touch is a read-modify-write):
+		// inserting the message and entry then only re-enters a lock this
+		// transaction holds, so concurrent sends to one contact queue
+		// instead of deadlocking on PostgreSQL.
+		contact, err = r.Contacts.UpdateContact(ctx, ws, contact.ID, func(c *domain.Contact) error {
+			c.Touch(now)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 		msg = domain.NewMessage(msgID, campaign, contact, cmd.Principal, prep, now)
 		if err := r.Messages.CreateMessage(ctx, msg); err != nil {
 			return err
 		}
 		entry := domain.OutboundEntry(domain.EntryID(h.ids.NewID(domain.PrefixEntry)), msg, contact)
-		if err := r.Conversations.AppendEntry(ctx, entry); err != nil {
-			return err
-		}
-		_, err = r.Contacts.UpdateContact(ctx, ws, contact.ID, func(c *domain.Contact) error {
-			c.Touch(now)
-			return nil
-		})
-		return err
+		return r.Conversations.AppendEntry(ctx, entry)
 	}
 	err = h.tx.WithinTx(ctx, send)
 	if errors.Is(err, domain.ErrConflict) {

@@ -32,7 +32,8 @@ func (postgresDialect) classify(err error) errKind {
 		case strings.HasPrefix(pe.Code, "08"), // connection exception
 			strings.HasPrefix(pe.Code, "53"),                           // insufficient resources
 			pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03", // shutting down, cannot connect now
-			pe.Code == "57014": // query_canceled (statement timeout)
+			pe.Code == "57014",                     // query_canceled (statement timeout)
+			pe.Code == "40001", pe.Code == "40P01": // serialization failure, deadlock: nothing was written, retry
 			return kindUnavailable
 		}
 		return kindOther

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -12,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +24,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL driver, for creating the load database
+
 	"github.com/heraldhq/herald/domain"
 )
 
@@ -29,14 +33,16 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "how long each target is driven")
 	conns := flag.Int("connections", 64, "concurrent connections (closed loop)")
 	maxRequests := flag.Int("max-requests", 2_000_000, "stop a target after this many requests")
+	postgres := flag.String("postgres", os.Getenv("HERALD_TEST_POSTGRES_URL"),
+		"PostgreSQL server to also measure on (a database is created and dropped); empty skips it")
 	flag.Parse()
-	if err := run(*duration, *conns, *maxRequests); err != nil {
+	if err := run(*duration, *conns, *maxRequests, *postgres); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
 }
 
-func run(duration time.Duration, conns, maxRequests int) error {
+func run(duration time.Duration, conns, maxRequests int, postgres string) error {
 	dir, err := os.MkdirTemp("", "herald-load-")
 	if err != nil {
 		return err
@@ -48,40 +54,75 @@ func run(duration time.Duration, conns, maxRequests int) error {
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
-	env := append(os.Environ(), "HERALD_DATABASE_URL=sqlite:"+filepath.Join(dir, "herald.db"),
-		"HERALD_LOG_FORMAT=json", "HERALD_LOG_LEVEL=warn", "HERALD_RATE_LIMIT=1000000", "HERALD_RATE_BURST=1000000")
-	var key struct{ Token string }
-	if err := cli(bin, env, &key, "keys", "create", "--name", "load", "--mode", "test", "--json"); err != nil {
-		return err
-	}
-	var camp struct{ ID string }
-	if err := cli(bin, env, &camp, "campaigns", "create", "--name", "Load", "--template-name", "load_test",
-		"--language", "en_US", "--body", "Hi {{1}}, your code is {{2}}", "--activate", "--json"); err != nil {
-		return err
-	}
-	addr, stop, err := serve(bin, env)
-	if err != nil {
-		return err
-	}
-	defer stop()
-
-	floor, err := startFloor(key.Token)
-	if err != nil {
-		return err
-	}
-	defer floor.Close()
-
-	body := fmt.Sprintf(`{"phoneNumber":"+14155552671","campaignId":%q,"variables":["Ana","1234"]}`, camp.ID)
-	fmt.Printf("send-campaign, %d connections, %s per target, loopback, GOMAXPROCS=%d\n\n", conns, duration, runtime.GOMAXPROCS(0))
-	fmt.Printf("%-22s %10s %10s %10s %10s %8s\n", "target", "req/s", "p50", "p99", "errors", "ratio")
-	floorRes := drive("http://"+floor.Addr().String()+"/v1/messages/send-campaign", key.Token, body, duration, conns, maxRequests)
-	heraldRes := drive("http://"+addr+"/v1/messages/send-campaign", key.Token, body, duration, conns, maxRequests)
-	for _, r := range []struct {
+	type target struct {
 		name string
 		res  result
-	}{{"floor (no storage)", floorRes}, {"herald (SQLite FULL)", heraldRes}} {
+	}
+	results := []target{}
+	floorToken := ""
+	var floor net.Listener
+	defer func() {
+		if floor != nil {
+			floor.Close()
+		}
+	}()
+	measure := func(name, databaseURL string) error {
+		env := append(os.Environ(), "HERALD_DATABASE_URL="+databaseURL,
+			"HERALD_LOG_FORMAT=json", "HERALD_LOG_LEVEL=warn")
+		if strings.HasPrefix(databaseURL, "postgres") {
+			var migrated struct{ To int }
+			if err := cli(bin, env, &migrated, "migrate", "--json"); err != nil {
+				return err
+			}
+		}
+		var key struct{ Token string }
+		if err := cli(bin, env, &key, "keys", "create", "--name", "load", "--mode", "test", "--json"); err != nil {
+			return err
+		}
+		var camp struct{ ID string }
+		if err := cli(bin, env, &camp, "campaigns", "create", "--name", "Load", "--template-name", "load_test",
+			"--language", "en_US", "--body", "Hi {{1}}, your code is {{2}}", "--activate", "--json"); err != nil {
+			return err
+		}
+		addr, stop, err := serve(bin, env)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		// Recipients rotate through 10,000 numbers, as real traffic spreads
+		// over many contacts.
+		body := func(n int64) string {
+			return fmt.Sprintf(`{"phoneNumber":"+1415555%04d","campaignId":%q,"variables":["Ana","1234"]}`, n%10000, camp.ID)
+		}
+		if floor == nil {
+			floorToken = key.Token
+			if floor, err = startFloor(floorToken); err != nil {
+				return err
+			}
+			results = append(results, target{"floor (no storage)",
+				drive("http://"+floor.Addr().String()+"/v1/messages/send-campaign", floorToken, body, duration, conns, maxRequests)})
+		}
+		results = append(results, target{name, drive("http://"+addr+"/v1/messages/send-campaign", key.Token, body, duration, conns, maxRequests)})
+		return nil
+	}
+	if err := measure("herald (SQLite FULL)", "sqlite:"+filepath.Join(dir, "herald.db")); err != nil {
+		return err
+	}
+	if postgres != "" {
+		url, drop, err := createDatabase(postgres)
+		if err != nil {
+			return err
+		}
+		defer drop()
+		if err := measure("herald (PostgreSQL)", url); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("send-campaign, %d connections, %s per target, loopback, GOMAXPROCS=%d\n\n", conns, duration, runtime.GOMAXPROCS(0))
+	fmt.Printf("%-22s %10s %10s %10s %10s %8s\n", "target", "req/s", "p50", "p99", "errors", "ratio")
+	for _, r := range results {
 		fmt.Printf("%-22s %10.0f %10s %10s %10d %8.2f\n", r.name, r.res.rps, r.res.p50.Round(time.Microsecond),
-			r.res.p99.Round(time.Microsecond), r.res.errors, r.res.rps/floorRes.rps)
+			r.res.p99.Round(time.Microsecond), r.res.errors, r.res.rps/results[0].res.rps)
 	}
 	return nil
 }
@@ -151,7 +192,7 @@ type result struct {
 
 // drive runs a closed loop: each connection sends its next request when the
 // previous one is answered, until duration or maxRequests.
-func drive(url, token, body string, duration time.Duration, conns, maxRequests int) result {
+func drive(url, token string, body func(n int64) string, duration time.Duration, conns, maxRequests int) result {
 	tr := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns,
 		DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext}
 	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
@@ -166,8 +207,12 @@ func drive(url, token, body string, duration time.Duration, conns, maxRequests i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil && sent.Add(1) <= int64(maxRequests) {
-				req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+			for ctx.Err() == nil {
+				n := sent.Add(1)
+				if n > int64(maxRequests) {
+					break
+				}
+				req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body(n)))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("X-API-KEY", token)
 				t0 := time.Now()
@@ -240,4 +285,28 @@ func startFloor(token string) (net.Listener, error) {
 	})
 	go http.Serve(ln, h)
 	return ln, nil
+}
+
+// createDatabase makes a fresh database on the PostgreSQL server admin names
+// and returns its URL and a function that drops it.
+func createDatabase(admin string) (string, func(), error) {
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		return "", nil, err
+	}
+	name := fmt.Sprintf("herald_load_%d", time.Now().UnixNano())
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		db.Close()
+		return "", nil, err
+	}
+	u, err := url.Parse(admin)
+	if err != nil {
+		db.Close()
+		return "", nil, err
+	}
+	u.Path = "/" + name
+	return u.String(), func() {
+		db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+		db.Close()
+	}, nil
 }
