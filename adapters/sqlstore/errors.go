@@ -6,7 +6,9 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"syscall"
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
@@ -59,6 +61,8 @@ func classify(d Dialect, err error) errKind {
 	case errors.Is(err, context.DeadlineExceeded),
 		errors.Is(err, driver.ErrBadConn),
 		errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), // the server went away mid-answer
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EPIPE),
 		errors.As(err, &ne):
 		return kindUnavailable
 	}
