@@ -16,7 +16,7 @@ import (
 
 // Config sets how long the sandbox waits before each simulated status.
 type Config struct {
-	SentAfter      time.Duration
+	SentAfter      time.Duration // before a failure is reported (sent is reported during the send)
 	DeliveredAfter time.Duration // after sent
 	ReadAfter      time.Duration // after delivered
 }
@@ -53,7 +53,10 @@ func New(sink ports.StatusSink, clock ports.Clock, cfg Config, log *zap.Logger) 
 	return &Sender{sink: sink, clock: clock, cfg: cfg, log: log, ctx: ctx, cancel: cancel}
 }
 
-// Send accepts m as Meta would and schedules its status events.
+// Send accepts m as Meta would and reports it sent before returning, so a
+// crash after the send cannot lose its sent status (the dispatcher's lease
+// would expire and the message be sent again). Later statuses follow on
+// their own schedule.
 func (s *Sender) Send(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
 	if err := ctx.Err(); err != nil {
 		return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Err: err}
@@ -68,6 +71,13 @@ func (s *Sender) Send(ctx context.Context, m ports.OutboundMessage) (ports.SendR
 		WaID:       strings.TrimPrefix(m.To.String(), "+"),
 	}
 	steps := s.plan(m.To)
+	if first := steps[0]; first.status == domain.StatusSent {
+		if err := s.sink.RecordStatus(ctx, ports.StatusEvent{MessageID: m.ID, ProviderID: res.ProviderID,
+			Status: domain.StatusSent, At: s.clock.Now()}); err != nil {
+			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Err: err}
+		}
+		steps = steps[1:]
+	}
 	s.wg.Add(1)
 	go s.emit(m.ID, res.ProviderID, steps)
 	return res, nil
@@ -85,11 +95,11 @@ func (s *Sender) plan(to domain.PhoneNumber) []step {
 	case strings.HasSuffix(n, "0001"):
 		return []step{{s.cfg.SentAfter, domain.StatusFailed, &domain.Failure{Code: UndeliverableCode, Title: UndeliverableTitle}}}
 	case strings.HasSuffix(n, "0002"):
-		return []step{{s.cfg.SentAfter, domain.StatusSent, nil}}
+		return []step{{0, domain.StatusSent, nil}}
 	case strings.HasSuffix(n, "0003"):
-		return []step{{s.cfg.SentAfter, domain.StatusSent, nil}, {s.cfg.DeliveredAfter, domain.StatusDelivered, nil}}
+		return []step{{0, domain.StatusSent, nil}, {s.cfg.DeliveredAfter, domain.StatusDelivered, nil}}
 	}
-	return []step{{s.cfg.SentAfter, domain.StatusSent, nil}, {s.cfg.DeliveredAfter, domain.StatusDelivered, nil},
+	return []step{{0, domain.StatusSent, nil}, {s.cfg.DeliveredAfter, domain.StatusDelivered, nil},
 		{s.cfg.ReadAfter, domain.StatusRead, nil}}
 }
 

@@ -73,9 +73,12 @@ func TestDistinctProviderIDs(t *testing.T) {
 func TestCloseStopsPendingEvents(t *testing.T) {
 	t.Parallel()
 	ch := make(chan ports.StatusEvent, 8)
-	s := sandbox.New(sinkTo(ch), system.Clock{}, sandbox.Config{SentAfter: time.Hour}, nil)
+	s := sandbox.New(sinkTo(ch), system.Clock{}, sandbox.Config{DeliveredAfter: time.Hour}, nil)
 	if _, err := s.Send(context.Background(), msg("+14155552671")); err != nil {
 		t.Fatal(err)
+	}
+	if e := <-ch; e.Status != domain.StatusSent {
+		t.Fatalf("first event %s, want sent, reported during the send", e.Status)
 	}
 	done := make(chan struct{})
 	go func() { s.Close(); close(done) }()
@@ -85,7 +88,7 @@ func TestCloseStopsPendingEvents(t *testing.T) {
 		t.Fatal("Close waited for an event an hour away")
 	}
 	if len(ch) != 0 {
-		t.Fatal("an event arrived after Close")
+		t.Fatal("a pending event arrived after Close")
 	}
 	if _, err := s.Send(context.Background(), msg("+14155552671")); err == nil {
 		t.Fatal("a closed sandbox accepted a send")
