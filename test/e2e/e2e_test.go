@@ -39,12 +39,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// instance is one data directory with its settings.
+// instance is one data directory and database with its settings.
 type instance struct {
 	t   *testing.T
 	dir string
+	url string
 	env []string
 }
+
+func databaseURL(in *instance) string { return in.url }
 
 // newInstance prepares a data directory and a database: a SQLite file in
 // the directory, or a fresh PostgreSQL database (migrated with herald
@@ -55,7 +58,7 @@ func newInstance(t *testing.T, engine string) *instance {
 	if engine == "postgres" {
 		url = testenv.PostgresDatabase(t)
 	}
-	in := &instance{t: t, dir: dir, env: append(os.Environ(), "HERALD_DATABASE_URL="+url, "HERALD_LOG_FORMAT=json")}
+	in := &instance{t: t, dir: dir, url: url, env: append(os.Environ(), "HERALD_DATABASE_URL="+url, "HERALD_LOG_FORMAT=json")}
 	if engine == "postgres" {
 		var migrated struct{ From, To int }
 		in.cli(&migrated, "migrate")
