@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/heraldhq/herald/adapters/httpapi"
-	"github.com/heraldhq/herald/adapters/memstore"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
+	"github.com/heraldhq/herald/ports/porttest"
 )
 
 func decode[T any](t *testing.T, body string) T {
@@ -106,33 +106,34 @@ func TestDryRunStoresNothing(t *testing.T) {
 
 func TestLookupErrors(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	k := e.keyed(e.key)
-	e.run(t, []scenario{
-		{"contact not found", "GET", "/v1/contacts/by-phone/%2B14155550000", k, "", 404,
-			problemBody(404, "contact_not_found", "Contact not found", "", "no contact with this phone number or id")},
-		{"by-phone invalid", "GET", "/v1/contacts/by-phone/14155552671", k, "", 422,
-			problemBody(422, "invalid_phone_number", "Invalid phone number", "phoneNumber", `the phone number must be in E.164 form, starting with "+" and the country code`)},
-		{"by-phone with a space for the plus", "GET", "/v1/contacts/by-phone/%2014155552671", k, "", 422,
-			problemBody(422, "invalid_phone_number", "Invalid phone number", "phoneNumber", `the phone number must be in E.164 form, starting with "+" and the country code`)},
-		{"message not found", "GET", "/v1/messages/msg_01m80000000000000000000000", k, "", 404,
-			problemBody(404, "message_not_found", "Message not found", "", "no message with this id")},
-		{"campaign not found", "GET", "/v1/campaigns/cmp_01m80000000000000000000000", k, "", 404,
-			problemBody(404, "campaign_not_found", "Campaign not found", "", "no campaign with this id")},
-		{"stats of missing campaign", "GET", "/v1/campaigns/nope/stats", k, "", 404,
-			problemBody(404, "campaign_not_found", "Campaign not found", "", "no campaign with this id")},
-		{"conversation of missing contact", "GET", "/v1/contacts/ctc_01m80000000000000000000000/conversation", k, "", 404,
-			problemBody(404, "contact_not_found", "Contact not found", "", "no contact with this phone number or id")},
-		{"bad limit", "GET", "/v1/campaigns?limit=0", k, "", 422,
-			problemBody(422, "invalid_parameter", "Invalid parameter", "limit", "limit must be between 1 and 100")},
-		{"limit too large", "GET", "/v1/campaigns?limit=101", k, "", 422,
-			problemBody(422, "invalid_parameter", "Invalid parameter", "limit", "limit must be between 1 and 100")},
-		{"unknown route", "GET", "/v1/nothing", k, "", 404,
-			problemBody(404, "not_found", "Not found", "", "no route for /v1/nothing")},
-		{"wrong method", "DELETE", "/v1/campaigns", k, "", 405,
-			problemBody(405, "method_not_allowed", "Method not allowed", "", "DELETE is not allowed here; use GET or HEAD")},
-		{"healthz", "GET", "/healthz", nil, "", 200, `{"status":"ok"}`},
-		{"readyz", "GET", "/readyz", nil, "", 200, `{"status":"ready"}`},
+	onEveryEngine(t, func(t *testing.T, e *apiEnv) {
+		k := e.keyed(e.key)
+		e.run(t, []scenario{
+			{"contact not found", "GET", "/v1/contacts/by-phone/%2B14155550000", k, "", 404,
+				problemBody(404, "contact_not_found", "Contact not found", "", "no contact with this phone number or id")},
+			{"by-phone invalid", "GET", "/v1/contacts/by-phone/14155552671", k, "", 422,
+				problemBody(422, "invalid_phone_number", "Invalid phone number", "phoneNumber", `the phone number must be in E.164 form, starting with "+" and the country code`)},
+			{"by-phone with a space for the plus", "GET", "/v1/contacts/by-phone/%2014155552671", k, "", 422,
+				problemBody(422, "invalid_phone_number", "Invalid phone number", "phoneNumber", `the phone number must be in E.164 form, starting with "+" and the country code`)},
+			{"message not found", "GET", "/v1/messages/msg_01m80000000000000000000000", k, "", 404,
+				problemBody(404, "message_not_found", "Message not found", "", "no message with this id")},
+			{"campaign not found", "GET", "/v1/campaigns/cmp_01m80000000000000000000000", k, "", 404,
+				problemBody(404, "campaign_not_found", "Campaign not found", "", "no campaign with this id")},
+			{"stats of missing campaign", "GET", "/v1/campaigns/nope/stats", k, "", 404,
+				problemBody(404, "campaign_not_found", "Campaign not found", "", "no campaign with this id")},
+			{"conversation of missing contact", "GET", "/v1/contacts/ctc_01m80000000000000000000000/conversation", k, "", 404,
+				problemBody(404, "contact_not_found", "Contact not found", "", "no contact with this phone number or id")},
+			{"bad limit", "GET", "/v1/campaigns?limit=0", k, "", 422,
+				problemBody(422, "invalid_parameter", "Invalid parameter", "limit", "limit must be between 1 and 100")},
+			{"limit too large", "GET", "/v1/campaigns?limit=101", k, "", 422,
+				problemBody(422, "invalid_parameter", "Invalid parameter", "limit", "limit must be between 1 and 100")},
+			{"unknown route", "GET", "/v1/nothing", k, "", 404,
+				problemBody(404, "not_found", "Not found", "", "no route for /v1/nothing")},
+			{"wrong method", "DELETE", "/v1/campaigns", k, "", 405,
+				problemBody(405, "method_not_allowed", "Method not allowed", "", "DELETE is not allowed here; use GET or HEAD")},
+			{"healthz", "GET", "/healthz", nil, "", 200, `{"status":"ok"}`},
+			{"readyz", "GET", "/readyz", nil, "", 200, `{"status":"ready"}`},
+		})
 	})
 }
 
@@ -140,32 +141,33 @@ func TestLookupErrors(t *testing.T) {
 // answers byte for byte like a missing one.
 func TestOtherWorkspaceLooksMissing(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	res, body := e.do(t, "POST", sendURL, e.keyed(e.otherKey), sendBody(phone, e.otherCampaign, "Ana", "1234"))
-	if res.StatusCode != 202 {
-		t.Fatalf("send in the other workspace: %d %s", res.StatusCode, body)
-	}
-	theirs := decode[map[string]string](t, body)
-	missing := "01m80000000000000000000000"
-	pairs := [][2]string{
-		{"/v1/campaigns/" + e.otherCampaign, "/v1/campaigns/cmp_" + missing},
-		{"/v1/campaigns/" + e.otherCampaign + "/stats", "/v1/campaigns/cmp_" + missing + "/stats"},
-		{"/v1/messages/" + theirs["id"], "/v1/messages/msg_" + missing},
-		{"/v1/contacts/" + theirs["contactId"] + "/conversation", "/v1/contacts/ctc_" + missing + "/conversation"},
-		{"/v1/contacts/by-phone/" + phone, "/v1/contacts/by-phone/%2B14155550000"},
-	}
-	for _, p := range pairs {
-		r1, b1 := e.do(t, "GET", p[0], e.keyed(e.key), "")
-		r2, b2 := e.do(t, "GET", p[1], e.keyed(e.key), "")
-		if r1.StatusCode != 404 || r1.StatusCode != r2.StatusCode || normalize(b1) != normalize(b2) {
-			t.Errorf("another workspace's %s answered %d %s; a missing one %d %s", p[0], r1.StatusCode, b1, r2.StatusCode, b2)
+	onEveryEngine(t, func(t *testing.T, e *apiEnv) {
+		res, body := e.do(t, "POST", sendURL, e.keyed(e.otherKey), sendBody(phone, e.otherCampaign, "Ana", "1234"))
+		if res.StatusCode != 202 {
+			t.Fatalf("send in the other workspace: %d %s", res.StatusCode, body)
 		}
-	}
-	// Their campaign is not in our list either.
-	_, body = e.do(t, "GET", "/v1/campaigns?limit=100", e.keyed(e.key), "")
-	if strings.Contains(body, e.otherCampaign) {
-		t.Errorf("campaign list shows another workspace's campaign")
-	}
+		theirs := decode[map[string]string](t, body)
+		missing := "01m80000000000000000000000"
+		pairs := [][2]string{
+			{"/v1/campaigns/" + e.otherCampaign, "/v1/campaigns/cmp_" + missing},
+			{"/v1/campaigns/" + e.otherCampaign + "/stats", "/v1/campaigns/cmp_" + missing + "/stats"},
+			{"/v1/messages/" + theirs["id"], "/v1/messages/msg_" + missing},
+			{"/v1/contacts/" + theirs["contactId"] + "/conversation", "/v1/contacts/ctc_" + missing + "/conversation"},
+			{"/v1/contacts/by-phone/" + phone, "/v1/contacts/by-phone/%2B14155550000"},
+		}
+		for _, p := range pairs {
+			r1, b1 := e.do(t, "GET", p[0], e.keyed(e.key), "")
+			r2, b2 := e.do(t, "GET", p[1], e.keyed(e.key), "")
+			if r1.StatusCode != 404 || r1.StatusCode != r2.StatusCode || normalize(b1) != normalize(b2) {
+				t.Errorf("another workspace's %s answered %d %s; a missing one %d %s", p[0], r1.StatusCode, b1, r2.StatusCode, b2)
+			}
+		}
+		// Their campaign is not in our list either.
+		_, body = e.do(t, "GET", "/v1/campaigns?limit=100", e.keyed(e.key), "")
+		if strings.Contains(body, e.otherCampaign) {
+			t.Errorf("campaign list shows another workspace's campaign")
+		}
+	})
 }
 
 func TestSyncContact(t *testing.T) {
@@ -282,7 +284,7 @@ func TestConversationPagination(t *testing.T) {
 func TestStoreUnavailable(t *testing.T) {
 	t.Parallel()
 	down := fmt.Errorf("sqlstore: dial tcp 127.0.0.1:5432: %w", ports.ErrUnavailable)
-	e := newEnv(t, func(d *httpapi.Deps, st *memstore.Store) {
+	e := newEnv(t, func(d *httpapi.Deps, st porttest.Store) {
 		d.ContactByPhone = app.NewGetContactByPhoneHandler(&portsmock.ContactRepositoryMock{
 			GetContactByPhoneFunc: func(context.Context, domain.WorkspaceID, domain.PhoneNumber) (domain.Contact, error) {
 				return domain.Contact{}, down
@@ -299,7 +301,7 @@ func TestStoreUnavailable(t *testing.T) {
 
 func TestPanicIsAPlain500(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(d *httpapi.Deps, st *memstore.Store) {
+	e := newEnv(t, func(d *httpapi.Deps, st porttest.Store) {
 		d.ContactByPhone = app.NewGetContactByPhoneHandler(&portsmock.ContactRepositoryMock{
 			GetContactByPhoneFunc: func(context.Context, domain.WorkspaceID, domain.PhoneNumber) (domain.Contact, error) {
 				panic("sqlstore: SELECT secret_column FROM contacts")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,29 +17,72 @@ import (
 	"github.com/heraldhq/herald/adapters/httpapi"
 	"github.com/heraldhq/herald/adapters/memstore"
 	"github.com/heraldhq/herald/adapters/sandbox"
+	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
+	"github.com/heraldhq/herald/ports/porttest"
+	"github.com/heraldhq/herald/test/testenv"
 )
 
 // apiEnv is a complete API over memstore and the sandbox, with two
 // workspaces: the default one (key, campaigns) and another (other*).
 type apiEnv struct {
 	h     http.Handler
-	store *memstore.Store
+	store porttest.Store
 
 	key, otherKey, revokedKey string
 	active, paused, image     string // campaign ids in the default workspace
 	otherCampaign             string // a campaign of the other workspace
 }
 
-type envOption func(*httpapi.Deps, *memstore.Store)
+type envOption func(*httpapi.Deps, porttest.Store)
 
+// newEnv builds the API on memstore.
 func newEnv(t *testing.T, opts ...envOption) *apiEnv {
 	t.Helper()
+	return newEnvOn(t, memstore.New(), opts...)
+}
+
+// engines are the stores the scenario tables run on: memory and SQLite
+// always, PostgreSQL when testenv provides it (always under CI).
+var engines = []struct {
+	name string
+	open func(t *testing.T) porttest.Store
+}{
+	{"memory", func(t *testing.T) porttest.Store { return memstore.New() }},
+	{"sqlite", func(t *testing.T) porttest.Store { return openSQL(t, "sqlite:"+filepath.Join(t.TempDir(), "h.db")) }},
+	{"postgres", func(t *testing.T) porttest.Store { return openSQL(t, testenv.PostgresDatabase(t)) }},
+}
+
+func openSQL(t *testing.T, url string) porttest.Store {
+	t.Helper()
 	ctx := context.Background()
-	st := memstore.New()
+	db, d, err := sqlstore.Open(ctx, sqlstore.Config{DatabaseURL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := sqlstore.Migrate(ctx, db, d); err != nil {
+		t.Fatal(err)
+	}
+	return sqlstore.New(db, d)
+}
+
+// onEveryEngine runs fn once per store engine, each in a fresh store.
+func onEveryEngine(t *testing.T, fn func(t *testing.T, e *apiEnv)) {
+	for _, eng := range engines {
+		t.Run(eng.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, newEnvOn(t, eng.open(t)))
+		})
+	}
+}
+
+func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
+	t.Helper()
+	ctx := context.Background()
 	clock, ids := system.Clock{}, system.NewIDs()
 	obs := app.NewObserver(nil)
 	cfg := app.Config{}
@@ -219,38 +263,39 @@ func base62CRC(s string) string {
 
 func TestAuthentication(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	unauthorized := problemBody(401, "invalid_api_key", "Invalid API key", "", invalidKey)
-	badChecksum := e.key[:61] + string("01"[map[bool]int{true: 1}[e.key[61] == '0']])
-	unknown, _ := system.NewIDs().NewToken(domain.ModeTest)
-	body := sendBody(phone, e.active, "Ana", "1234")
-	withKey := func(k string) map[string]string { return e.keyed(k) }
-	e.run(t, []scenario{
-		{"missing key", "POST", sendURL, map[string]string{"Content-Type": "application/json"}, body, 401,
-			problemBody(401, "missing_api_key", "Missing API key", "", "send your API key in the X-API-KEY header")},
-		{"missing key wins over a bad body", "POST", sendURL, map[string]string{"Content-Type": "text/plain"}, "nope", 401,
-			problemBody(401, "missing_api_key", "Missing API key", "", "send your API key in the X-API-KEY header")},
-		{"malformed", "POST", sendURL, withKey("sk_test_abc"), body, 401, unauthorized},
-		{"wrong prefix", "POST", sendURL, withKey("sk_prod_" + e.key[8:]), body, 401, unauthorized},
-		{"bad checksum", "POST", sendURL, withKey(badChecksum), body, 401, unauthorized},
-		{"unknown identifier", "POST", sendURL, withKey(unknown.Plaintext()), body, 401, unauthorized},
-		{"revoked", "POST", sendURL, withKey(e.revokedKey), body, 401, unauthorized},
-		{"wrong secret, valid checksum", "POST", sendURL, withKey(tokenWithSecret(e.key)), body, 401, unauthorized},
-		{"invalid key wins over a bad body", "POST", sendURL, map[string]string{"X-API-KEY": "x", "Content-Type": "text/plain"}, "nope", 401, unauthorized},
+	onEveryEngine(t, func(t *testing.T, e *apiEnv) {
+		unauthorized := problemBody(401, "invalid_api_key", "Invalid API key", "", invalidKey)
+		badChecksum := e.key[:61] + string("01"[map[bool]int{true: 1}[e.key[61] == '0']])
+		unknown, _ := system.NewIDs().NewToken(domain.ModeTest)
+		body := sendBody(phone, e.active, "Ana", "1234")
+		withKey := func(k string) map[string]string { return e.keyed(k) }
+		e.run(t, []scenario{
+			{"missing key", "POST", sendURL, map[string]string{"Content-Type": "application/json"}, body, 401,
+				problemBody(401, "missing_api_key", "Missing API key", "", "send your API key in the X-API-KEY header")},
+			{"missing key wins over a bad body", "POST", sendURL, map[string]string{"Content-Type": "text/plain"}, "nope", 401,
+				problemBody(401, "missing_api_key", "Missing API key", "", "send your API key in the X-API-KEY header")},
+			{"malformed", "POST", sendURL, withKey("sk_test_abc"), body, 401, unauthorized},
+			{"wrong prefix", "POST", sendURL, withKey("sk_prod_" + e.key[8:]), body, 401, unauthorized},
+			{"bad checksum", "POST", sendURL, withKey(badChecksum), body, 401, unauthorized},
+			{"unknown identifier", "POST", sendURL, withKey(unknown.Plaintext()), body, 401, unauthorized},
+			{"revoked", "POST", sendURL, withKey(e.revokedKey), body, 401, unauthorized},
+			{"wrong secret, valid checksum", "POST", sendURL, withKey(tokenWithSecret(e.key)), body, 401, unauthorized},
+			{"invalid key wins over a bad body", "POST", sendURL, map[string]string{"X-API-KEY": "x", "Content-Type": "text/plain"}, "nope", 401, unauthorized},
+		})
+		res, _ := e.do(t, "GET", "/v1/campaigns", withKey("sk_test_abc"), "")
+		if got := res.Header.Get("WWW-Authenticate"); got != `ApiKey header="X-API-KEY"` {
+			t.Errorf("WWW-Authenticate = %q", got)
+		}
+		if got := res.Header.Get("Content-Type"); got != problemCT {
+			t.Errorf("Content-Type = %q, want %s", got, problemCT)
+		}
 	})
-	res, _ := e.do(t, "GET", "/v1/campaigns", withKey("sk_test_abc"), "")
-	if got := res.Header.Get("WWW-Authenticate"); got != `ApiKey header="X-API-KEY"` {
-		t.Errorf("WWW-Authenticate = %q", got)
-	}
-	if got := res.Header.Get("Content-Type"); got != problemCT {
-		t.Errorf("Content-Type = %q, want %s", got, problemCT)
-	}
 }
 
 func TestBadChecksumNeverReachesTheKeyRepository(t *testing.T) {
 	t.Parallel()
 	calls := 0
-	e := newEnv(t, func(d *httpapi.Deps, st *memstore.Store) {
+	e := newEnv(t, func(d *httpapi.Deps, st porttest.Store) {
 		d.Auth = app.NewAuthenticateKeyHandler(countingKeys{st, &calls}, system.Clock{}, app.Config{})
 	})
 	tok := e.key[:56] + "000000"
@@ -280,66 +325,67 @@ func (c countingKeys) GetKeyByIdentifier(ctx context.Context, id string) (domain
 
 func TestSendCampaignErrors(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	k := e.keyed(e.key)
-	bad := func(param, detail string) string {
-		return problemBody(400, "invalid_json", "Invalid JSON", param, detail)
-	}
-	unprocessable := func(code, title, param, detail string) string {
-		return problemBody(422, code, title, param, detail)
-	}
-	valid := sendBody(phone, e.active, "Ana", "1234")
-	notFound := problemBody(404, "campaign_not_found", "Campaign not found", "campaignId", "no campaign with this id")
-	e.run(t, []scenario{
-		{"not json content type", "POST", sendURL, map[string]string{"X-API-KEY": e.key, "Content-Type": "text/plain"}, valid, 415,
-			problemBody(415, "unsupported_media_type", "Unsupported media type", "", "send the body as application/json")},
-		{"no content type", "POST", sendURL, map[string]string{"X-API-KEY": e.key}, valid, 415,
-			problemBody(415, "unsupported_media_type", "Unsupported media type", "", "send the body as application/json")},
-		{"over 64 KiB", "POST", sendURL, k, valid + strings.Repeat(" ", 65537-len(valid)), 413,
-			problemBody(413, "payload_too_large", "Payload too large", "", "the body is larger than 64 KiB")},
-		{"not json", "POST", sendURL, k, "hello", 400, bad("", badJSONText)},
-		{"not an object", "POST", sendURL, k, `["+14155552671"]`, 400, bad("", "the body must be a JSON object")},
-		{"wrong type", "POST", sendURL, k, `{"phoneNumber":14155552671,"campaignId":"` + e.active + `"}`, 400, bad("phoneNumber", "phoneNumber must be a string")},
-		{"unknown field", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.active + `","vars":[]}`, 400, bad("vars", "unknown field vars")},
-		{"case variant name", "POST", sendURL, k, `{"PhoneNumber":"+14155552671","campaignId":"` + e.active + `"}`, 400, bad("PhoneNumber", "field names are case-sensitive: PhoneNumber should be phoneNumber")},
-		{"duplicate name", "POST", sendURL, k, `{"phoneNumber":"+14155552671","phoneNumber":"+14155552672","campaignId":"` + e.active + `"}`, 400, bad("phoneNumber", "field phoneNumber appears more than once")},
-		{"trailing data", "POST", sendURL, k, valid + ` {}`, 400, bad("", "the body has data after the JSON object")},
-		{"missing phone", "POST", sendURL, k, `{"campaignId":"` + e.active + `"}`, 400, problemBody(400, "missing_parameter", "Missing parameter", "phoneNumber", "phoneNumber is required")},
-		{"null phone", "POST", sendURL, k, `{"phoneNumber":null,"campaignId":"` + e.active + `"}`, 400, problemBody(400, "missing_parameter", "Missing parameter", "phoneNumber", "phoneNumber is required")},
-		{"missing campaign", "POST", sendURL, k, `{"phoneNumber":"+14155552671"}`, 400, problemBody(400, "missing_parameter", "Missing parameter", "campaignId", "campaignId is required")},
-		{"phone without plus", "POST", sendURL, k, sendBody("14155552671", e.active, "Ana", "1234"), 422,
-			unprocessable("invalid_phone_number", "Invalid phone number", "phoneNumber", `the phone number must be in E.164 form, starting with "+" and the country code`)},
-		{"phone too short for its country", "POST", sendURL, k, sendBody("+14155526", e.active, "Ana", "1234"), 422,
-			unprocessable("invalid_phone_number", "Invalid phone number", "phoneNumber", "the number is too short for country code +1")},
-		{"phone checked before campaign", "POST", sendURL, k, sendBody("nope", "cmp_nope"), 422,
-			unprocessable("invalid_phone_number", "Invalid phone number", "phoneNumber", `the phone number must be in E.164 form, starting with "+" and the country code`)},
-		{"campaign absent", "POST", sendURL, k, sendBody(phone, "cmp_01m80000000000000000000000", "Ana", "1234"), 404, notFound},
-		{"campaign id malformed", "POST", sendURL, k, sendBody(phone, "welcome", "Ana", "1234"), 404, notFound},
-		{"campaign of another workspace", "POST", sendURL, k, sendBody(phone, e.otherCampaign, "Ana", "1234"), 404, notFound},
-		{"campaign paused", "POST", sendURL, k, sendBody(phone, e.paused, "Ana"), 409,
-			problemBody(409, "campaign_not_active", "Campaign not active", "campaignId", "the campaign is draft; only active campaigns send")},
-		{"too few variables", "POST", sendURL, k, sendBody(phone, e.active, "Ana"), 422,
-			unprocessable("variables_mismatch", "Variables mismatch", "variables", "the template has 2 placeholders but 1 variable was given")},
-		{"no variables", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.active + `"}`, 422,
-			unprocessable("variables_mismatch", "Variables mismatch", "variables", "the template has 2 placeholders but 0 variables were given")},
-		{"empty variable", "POST", sendURL, k, sendBody(phone, e.active, "Ana", " "), 422,
-			unprocessable("variables_mismatch", "Variables mismatch", "variables", "variable {{2}} is empty")},
-		{"variable too long", "POST", sendURL, k, sendBody(phone, e.active, strings.Repeat("a", 1025), "1"), 422,
-			unprocessable("variables_mismatch", "Variables mismatch", "variables", "variable {{1}} is longer than 1024 characters")},
-		{"variable with newline", "POST", sendURL, k, sendBody(phone, e.active, "Ana\nB", "1"), 422,
-			unprocessable("variables_mismatch", "Variables mismatch", "variables", "variable {{1}} contains a newline or tab, which WhatsApp refuses in parameters")},
-		{"media header required", "POST", sendURL, k, sendBody(phone, e.image, "Ana", "1234"), 422,
-			unprocessable("media_header_required", "Media header required", "mediaHeaderUrl", "the template has a image header; give its URL in mediaHeaderUrl")},
-		{"media header not allowed", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.active + `","variables":["Ana","1"],"mediaHeaderUrl":"https://cdn.example.com/a.jpg"}`, 422,
-			unprocessable("media_header_not_allowed", "Media header not allowed", "mediaHeaderUrl", "the template has no media header; leave mediaHeaderUrl out")},
-		{"media url http", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.image + `","variables":["Ana","1"],"mediaHeaderUrl":"http://cdn.example.com/a.jpg"}`, 422,
-			unprocessable("invalid_media_url", "Invalid media URL", "mediaHeaderUrl", "the media header URL must use https")},
-		{"media url with credentials", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.image + `","variables":["Ana","1"],"mediaHeaderUrl":"https://u:p@cdn.example.com/a.jpg"}`, 422,
-			unprocessable("invalid_media_url", "Invalid media URL", "mediaHeaderUrl", "the media header URL must not carry credentials")},
-		{"media url loopback", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.image + `","variables":["Ana","1"],"mediaHeaderUrl":"https://127.0.0.1/a.jpg"}`, 422,
-			unprocessable("invalid_media_url", "Invalid media URL", "mediaHeaderUrl", "the media header URL must point to a public address")},
-		{"dryRun not a boolean", "POST", sendURL + "?dryRun=yes", k, valid, 422,
-			unprocessable("invalid_parameter", "Invalid parameter", "dryRun", "dryRun must be true or false")},
+	onEveryEngine(t, func(t *testing.T, e *apiEnv) {
+		k := e.keyed(e.key)
+		bad := func(param, detail string) string {
+			return problemBody(400, "invalid_json", "Invalid JSON", param, detail)
+		}
+		unprocessable := func(code, title, param, detail string) string {
+			return problemBody(422, code, title, param, detail)
+		}
+		valid := sendBody(phone, e.active, "Ana", "1234")
+		notFound := problemBody(404, "campaign_not_found", "Campaign not found", "campaignId", "no campaign with this id")
+		e.run(t, []scenario{
+			{"not json content type", "POST", sendURL, map[string]string{"X-API-KEY": e.key, "Content-Type": "text/plain"}, valid, 415,
+				problemBody(415, "unsupported_media_type", "Unsupported media type", "", "send the body as application/json")},
+			{"no content type", "POST", sendURL, map[string]string{"X-API-KEY": e.key}, valid, 415,
+				problemBody(415, "unsupported_media_type", "Unsupported media type", "", "send the body as application/json")},
+			{"over 64 KiB", "POST", sendURL, k, valid + strings.Repeat(" ", 65537-len(valid)), 413,
+				problemBody(413, "payload_too_large", "Payload too large", "", "the body is larger than 64 KiB")},
+			{"not json", "POST", sendURL, k, "hello", 400, bad("", badJSONText)},
+			{"not an object", "POST", sendURL, k, `["+14155552671"]`, 400, bad("", "the body must be a JSON object")},
+			{"wrong type", "POST", sendURL, k, `{"phoneNumber":14155552671,"campaignId":"` + e.active + `"}`, 400, bad("phoneNumber", "phoneNumber must be a string")},
+			{"unknown field", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.active + `","vars":[]}`, 400, bad("vars", "unknown field vars")},
+			{"case variant name", "POST", sendURL, k, `{"PhoneNumber":"+14155552671","campaignId":"` + e.active + `"}`, 400, bad("PhoneNumber", "field names are case-sensitive: PhoneNumber should be phoneNumber")},
+			{"duplicate name", "POST", sendURL, k, `{"phoneNumber":"+14155552671","phoneNumber":"+14155552672","campaignId":"` + e.active + `"}`, 400, bad("phoneNumber", "field phoneNumber appears more than once")},
+			{"trailing data", "POST", sendURL, k, valid + ` {}`, 400, bad("", "the body has data after the JSON object")},
+			{"missing phone", "POST", sendURL, k, `{"campaignId":"` + e.active + `"}`, 400, problemBody(400, "missing_parameter", "Missing parameter", "phoneNumber", "phoneNumber is required")},
+			{"null phone", "POST", sendURL, k, `{"phoneNumber":null,"campaignId":"` + e.active + `"}`, 400, problemBody(400, "missing_parameter", "Missing parameter", "phoneNumber", "phoneNumber is required")},
+			{"missing campaign", "POST", sendURL, k, `{"phoneNumber":"+14155552671"}`, 400, problemBody(400, "missing_parameter", "Missing parameter", "campaignId", "campaignId is required")},
+			{"phone without plus", "POST", sendURL, k, sendBody("14155552671", e.active, "Ana", "1234"), 422,
+				unprocessable("invalid_phone_number", "Invalid phone number", "phoneNumber", `the phone number must be in E.164 form, starting with "+" and the country code`)},
+			{"phone too short for its country", "POST", sendURL, k, sendBody("+14155526", e.active, "Ana", "1234"), 422,
+				unprocessable("invalid_phone_number", "Invalid phone number", "phoneNumber", "the number is too short for country code +1")},
+			{"phone checked before campaign", "POST", sendURL, k, sendBody("nope", "cmp_nope"), 422,
+				unprocessable("invalid_phone_number", "Invalid phone number", "phoneNumber", `the phone number must be in E.164 form, starting with "+" and the country code`)},
+			{"campaign absent", "POST", sendURL, k, sendBody(phone, "cmp_01m80000000000000000000000", "Ana", "1234"), 404, notFound},
+			{"campaign id malformed", "POST", sendURL, k, sendBody(phone, "welcome", "Ana", "1234"), 404, notFound},
+			{"campaign of another workspace", "POST", sendURL, k, sendBody(phone, e.otherCampaign, "Ana", "1234"), 404, notFound},
+			{"campaign paused", "POST", sendURL, k, sendBody(phone, e.paused, "Ana"), 409,
+				problemBody(409, "campaign_not_active", "Campaign not active", "campaignId", "the campaign is draft; only active campaigns send")},
+			{"too few variables", "POST", sendURL, k, sendBody(phone, e.active, "Ana"), 422,
+				unprocessable("variables_mismatch", "Variables mismatch", "variables", "the template has 2 placeholders but 1 variable was given")},
+			{"no variables", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.active + `"}`, 422,
+				unprocessable("variables_mismatch", "Variables mismatch", "variables", "the template has 2 placeholders but 0 variables were given")},
+			{"empty variable", "POST", sendURL, k, sendBody(phone, e.active, "Ana", " "), 422,
+				unprocessable("variables_mismatch", "Variables mismatch", "variables", "variable {{2}} is empty")},
+			{"variable too long", "POST", sendURL, k, sendBody(phone, e.active, strings.Repeat("a", 1025), "1"), 422,
+				unprocessable("variables_mismatch", "Variables mismatch", "variables", "variable {{1}} is longer than 1024 characters")},
+			{"variable with newline", "POST", sendURL, k, sendBody(phone, e.active, "Ana\nB", "1"), 422,
+				unprocessable("variables_mismatch", "Variables mismatch", "variables", "variable {{1}} contains a newline or tab, which WhatsApp refuses in parameters")},
+			{"media header required", "POST", sendURL, k, sendBody(phone, e.image, "Ana", "1234"), 422,
+				unprocessable("media_header_required", "Media header required", "mediaHeaderUrl", "the template has a image header; give its URL in mediaHeaderUrl")},
+			{"media header not allowed", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.active + `","variables":["Ana","1"],"mediaHeaderUrl":"https://cdn.example.com/a.jpg"}`, 422,
+				unprocessable("media_header_not_allowed", "Media header not allowed", "mediaHeaderUrl", "the template has no media header; leave mediaHeaderUrl out")},
+			{"media url http", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.image + `","variables":["Ana","1"],"mediaHeaderUrl":"http://cdn.example.com/a.jpg"}`, 422,
+				unprocessable("invalid_media_url", "Invalid media URL", "mediaHeaderUrl", "the media header URL must use https")},
+			{"media url with credentials", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.image + `","variables":["Ana","1"],"mediaHeaderUrl":"https://u:p@cdn.example.com/a.jpg"}`, 422,
+				unprocessable("invalid_media_url", "Invalid media URL", "mediaHeaderUrl", "the media header URL must not carry credentials")},
+			{"media url loopback", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.image + `","variables":["Ana","1"],"mediaHeaderUrl":"https://127.0.0.1/a.jpg"}`, 422,
+				unprocessable("invalid_media_url", "Invalid media URL", "mediaHeaderUrl", "the media header URL must point to a public address")},
+			{"dryRun not a boolean", "POST", sendURL + "?dryRun=yes", k, valid, 422,
+				unprocessable("invalid_parameter", "Invalid parameter", "dryRun", "dryRun must be true or false")},
+		})
 	})
 }
 
