@@ -188,3 +188,51 @@ func TestLostLeaseRecordsNothing(t *testing.T) {
 		t.Fatalf("the new holder's lease was disturbed: %v", err)
 	}
 }
+
+// renewSpy passes lease renewals to the store and reports them.
+type renewSpy struct {
+	ports.MessageQueue
+	renewed chan []domain.MessageID
+}
+
+func (r renewSpy) RenewLeases(ctx context.Context, owner string, ids []domain.MessageID, until time.Time) error {
+	err := r.MessageQueue.RenewLeases(ctx, owner, ids, until)
+	select {
+	case r.renewed <- ids:
+	default:
+	}
+	return err
+}
+
+// TestLeasesAreRenewedWhileSending: a send that takes longer than a third of
+// the lease has its lease renewed while it runs.
+func TestLeasesAreRenewedWhileSending(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.send(t, "+14155552671").ID
+	spy := renewSpy{MessageQueue: f.st, renewed: make(chan []domain.MessageID, 1)}
+	var renewedIDs []domain.MessageID
+	returned := make(chan struct{})
+	sender := &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
+		defer close(returned)
+		select {
+		case renewedIDs = <-spy.renewed: // the send lasts until a renewal happened
+		case <-time.After(10 * time.Second):
+		}
+		return ports.SendResult{ProviderID: "wamid.1"}, nil
+	}}
+	d := app.NewDispatcher(spy, f.st, app.Senders{Live: sender, Sandbox: sender}, f.clock, f.ids, nil,
+		app.Config{LeaseDuration: 150 * time.Millisecond}, app.NewObserver(nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { d.Run(ctx); close(done) }()
+	<-returned
+	cancel()
+	<-done // Run returns once the send in flight is recorded
+	if len(renewedIDs) != 1 || renewedIDs[0] != id {
+		t.Fatalf("renewed %v while sending %s", renewedIDs, id)
+	}
+	if m, _ := f.st.GetMessage(context.Background(), f.principal.Workspace, id); m.ProviderID != "wamid.1" {
+		t.Fatalf("the outcome of the renewed send was not recorded: %q", m.ProviderID)
+	}
+}
