@@ -34,7 +34,7 @@ type Dispatcher struct {
 	leased map[domain.MessageID]struct{} // claimed and not yet recorded
 }
 
-// NewDispatcher builds a dispatcher; owner names this instance's leases.
+// NewDispatcher builds a dispatcher with its own lease owner id.
 func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, senders Senders, clock ports.Clock, ids ports.IDGenerator, wake *Wakeup, cfg Config, obs *Observer) *Dispatcher {
 	return &Dispatcher{queue: queue, tx: tx, senders: senders, clock: clock, wake: wake,
 		cfg: cfg.WithDefaults(), owner: ids.NewID("dsp"), log: obs.Logger("dispatcher"),
