@@ -52,7 +52,7 @@ func campaignsCreate(e env, args []string) error {
 		header string
 		labs   labels
 	)
-	c, err := newCommand(e, "campaigns create", func(fs *flag.FlagSet) {
+	c, err := parseCommand(e, "campaigns create", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&cmd.Name, "name", "", "campaign name (required)")
 		fs.StringVar(&cmd.TemplateName, "template-name", "", "WhatsApp template name (required)")
 		fs.StringVar(&cmd.Language, "language", "", "template language code, e.g. en_US (required)")
@@ -62,12 +62,9 @@ func campaignsCreate(e env, args []string) error {
 		fs.StringVar(&cmd.Footer, "footer", "", "footer text")
 		fs.Var(&labs, "variable-label", "what {{n}} means; repeat in placeholder order")
 		fs.BoolVar(&cmd.Activate, "activate", false, "activate the campaign at once")
-		fs.StringVar(&cmd.Workspace, "workspace", "", "workspace id (default: the default workspace)")
+		workspaceFlag(fs, &cmd.Workspace)
 	})
 	if err != nil {
-		return err
-	}
-	if err := c.parse(args); err != nil {
 		return err
 	}
 	for flagName, v := range map[string]string{"--name": cmd.Name, "--template-name": cmd.TemplateName, "--language": cmd.Language, "--body": cmd.Body} {
@@ -99,13 +96,10 @@ func campaignsCreate(e env, args []string) error {
 
 func campaignsList(e env, args []string) error {
 	var workspace string
-	c, err := newCommand(e, "campaigns list", func(fs *flag.FlagSet) {
-		fs.StringVar(&workspace, "workspace", "", "workspace id (default: the default workspace)")
+	c, err := parseCommand(e, "campaigns list", args, func(fs *flag.FlagSet) {
+		workspaceFlag(fs, &workspace)
 	})
 	if err != nil {
-		return err
-	}
-	if err := c.parse(args); err != nil {
 		return err
 	}
 	var (
@@ -151,13 +145,10 @@ func campaignsList(e env, args []string) error {
 
 func campaignsSetStatus(e env, args []string, to domain.CampaignStatus) error {
 	var workspace string
-	c, err := newCommand(e, "campaigns", func(fs *flag.FlagSet) {
-		fs.StringVar(&workspace, "workspace", "", "workspace id (default: the default workspace)")
+	c, err := parseCommand(e, "campaigns", args, func(fs *flag.FlagSet) {
+		workspaceFlag(fs, &workspace)
 	})
 	if err != nil {
-		return err
-	}
-	if err := c.parse(args); err != nil {
 		return err
 	}
 	if len(c.args) != 1 {

@@ -31,15 +31,12 @@ type keyJSON struct {
 
 func keysCreate(e env, args []string) error {
 	var name, mode, workspace string
-	c, err := newCommand(e, "keys create", func(fs *flag.FlagSet) {
+	c, err := parseCommand(e, "keys create", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&name, "name", "", "key name (required)")
 		fs.StringVar(&mode, "mode", "test", "live or test")
-		fs.StringVar(&workspace, "workspace", "", "workspace id (default: the default workspace)")
+		workspaceFlag(fs, &workspace)
 	})
 	if err != nil {
-		return err
-	}
-	if err := c.parse(args); err != nil {
 		return err
 	}
 	if name == "" {
@@ -68,13 +65,10 @@ func keysCreate(e env, args []string) error {
 
 func keysList(e env, args []string) error {
 	var workspace string
-	c, err := newCommand(e, "keys list", func(fs *flag.FlagSet) {
-		fs.StringVar(&workspace, "workspace", "", "workspace id (default: the default workspace)")
+	c, err := parseCommand(e, "keys list", args, func(fs *flag.FlagSet) {
+		workspaceFlag(fs, &workspace)
 	})
 	if err != nil {
-		return err
-	}
-	if err := c.parse(args); err != nil {
 		return err
 	}
 	var h *app.ListKeysHandler
@@ -110,13 +104,10 @@ func keysList(e env, args []string) error {
 
 func keysRevoke(e env, args []string) error {
 	var workspace string
-	c, err := newCommand(e, "keys revoke", func(fs *flag.FlagSet) {
-		fs.StringVar(&workspace, "workspace", "", "workspace id (default: the default workspace)")
+	c, err := parseCommand(e, "keys revoke", args, func(fs *flag.FlagSet) {
+		workspaceFlag(fs, &workspace)
 	})
 	if err != nil {
-		return err
-	}
-	if err := c.parse(args); err != nil {
 		return err
 	}
 	if len(c.args) != 1 {

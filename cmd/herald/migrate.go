@@ -8,11 +8,8 @@ import (
 
 // migrate applies the embedded migrations to the configured database.
 func migrate(e env, args []string) error {
-	c, err := newCommand(e, "migrate", nil)
+	c, err := parseCommand(e, "migrate", args, nil)
 	if err != nil {
-		return err
-	}
-	if err := c.parse(args); err != nil {
 		return err
 	}
 	db, d, err := sqlstore.Open(e.ctx, sqlstore.Config{DatabaseURL: c.cfg.DatabaseURL, MaxOpenConns: c.cfg.DatabaseMaxOpenConns})

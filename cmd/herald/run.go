@@ -140,6 +140,20 @@ func newCommand(e env, name string, addFlags func(fs *flag.FlagSet)) (*command, 
 	return c, nil
 }
 
+// parseCommand is newCommand followed by parse.
+func parseCommand(e env, name string, args []string, addFlags func(fs *flag.FlagSet)) (*command, error) {
+	c, err := newCommand(e, name, addFlags)
+	if err != nil {
+		return nil, err
+	}
+	return c, c.parse(args)
+}
+
+// workspaceFlag registers --workspace.
+func workspaceFlag(fs *flag.FlagSet, p *string) {
+	fs.StringVar(p, "workspace", "", "workspace id (default: the default workspace)")
+}
+
 // parse parses flags that may come before or after positional arguments.
 func (c *command) parse(args []string) error {
 	for {

@@ -9,13 +9,10 @@ import (
 
 func workspacesCreate(e env, args []string) error {
 	var name string
-	c, err := newCommand(e, "workspaces create", func(fs *flag.FlagSet) {
+	c, err := parseCommand(e, "workspaces create", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&name, "name", "", "workspace name (required)")
 	})
 	if err != nil {
-		return err
-	}
-	if err := c.parse(args); err != nil {
 		return err
 	}
 	if name == "" {

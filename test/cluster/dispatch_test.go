@@ -62,16 +62,7 @@ func TestThreeDispatchersSendEachMessageOnce(t *testing.T) {
 	}
 	setup := sqlstore.New(db, d)
 	clock, ids := system.Clock{}, system.NewIDs()
-	def := app.NewEnsureDefaultWorkspaceHandler(setup, clock, ids)
-	key, err := app.NewCreateKeyHandler(setup, setup, def, clock, ids).Handle(ctx, app.CreateKey{Name: "k", Mode: domain.ModeLive})
-	if err != nil {
-		t.Fatal(err)
-	}
-	camp, err := app.NewCreateCampaignHandler(setup, setup, def, clock, ids).Handle(ctx, app.CreateCampaign{
-		Name: "c", TemplateName: "welcome", Language: "en", Body: "Hi {{1}}", Activate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, camp := seed(t, setup)
 	principal := domain.Principal{Workspace: key.Key.Workspace, Key: key.Key.ID, Mode: domain.ModeLive}
 	send := app.NewSendCampaignMessageHandler(setup, setup, setup, clock, ids, nil, nil)
 	var wg sync.WaitGroup
@@ -133,4 +124,23 @@ func TestThreeDispatchersSendEachMessageOnce(t *testing.T) {
 	if due != 0 {
 		t.Errorf("%d messages are still due or leased after every send was recorded", due)
 	}
+}
+
+// seed makes a live key and an active campaign "Hi {{1}}" in the default
+// workspace.
+func seed(t *testing.T, st *sqlstore.Store) (app.CreatedKey, domain.Campaign) {
+	t.Helper()
+	ctx := context.Background()
+	clock, ids := system.Clock{}, system.NewIDs()
+	def := app.NewEnsureDefaultWorkspaceHandler(st, clock, ids)
+	key, err := app.NewCreateKeyHandler(st, st, def, clock, ids).Handle(ctx, app.CreateKey{Name: "k", Mode: domain.ModeLive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	camp, err := app.NewCreateCampaignHandler(st, st, def, clock, ids).Handle(ctx, app.CreateCampaign{
+		Name: "c", TemplateName: "welcome", Language: "en", Body: "Hi {{1}}", Activate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key, camp
 }

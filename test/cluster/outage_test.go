@@ -79,16 +79,7 @@ func TestDatabaseOutage(t *testing.T) {
 	}
 	st := openStore(t, viaProxy)
 	clock, ids := system.Clock{}, system.NewIDs()
-	def := app.NewEnsureDefaultWorkspaceHandler(st, clock, ids)
-	key, err := app.NewCreateKeyHandler(st, st, def, clock, ids).Handle(ctx, app.CreateKey{Name: "k", Mode: domain.ModeLive})
-	if err != nil {
-		t.Fatal(err)
-	}
-	camp, err := app.NewCreateCampaignHandler(st, st, def, clock, ids).Handle(ctx, app.CreateCampaign{
-		Name: "c", TemplateName: "welcome", Language: "en", Body: "Hi {{1}}", Activate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, camp := seed(t, st)
 	obs := app.NewObserver(nil)
 	cfg := app.Config{DispatchPoll: 20 * time.Millisecond, LeaseDuration: 2 * time.Second}
 	wake := app.NewWakeup()
