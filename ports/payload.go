@@ -22,9 +22,11 @@ type PayloadTemplate struct {
 	Components []PayloadComponent `json:"components,omitempty"`
 }
 
-// PayloadLanguage is the approved translation's code.
+// PayloadLanguage is the approved translation's code. Meta's specification
+// requires the policy, whose only value is "deterministic".
 type PayloadLanguage struct {
-	Code string `json:"code"`
+	Policy string `json:"policy"`
+	Code   string `json:"code"`
 }
 
 // PayloadComponent is the header or the body with its parameters.
@@ -60,7 +62,7 @@ func (m OutboundMessage) Payload() TemplatePayload {
 		BizOpaqueCallbackData: string(m.ID),
 		Template: PayloadTemplate{
 			Name:     m.TemplateName,
-			Language: PayloadLanguage{Code: m.Language},
+			Language: PayloadLanguage{Policy: "deterministic", Code: m.Language},
 		},
 	}
 	if m.MediaHeaderURL != "" {

@@ -86,7 +86,7 @@ func TestDryRunStoresNothing(t *testing.T) {
 		"dryRun": true, "campaignId": e.active, "phoneNumber": phone, "renderedBody": "Hi Ana, your code is 1234",
 		"payload": map[string]any{
 			"messaging_product": "whatsapp", "recipient_type": "individual", "to": phone, "type": "template",
-			"template": map[string]any{"name": "welcome", "language": map[string]any{"code": "en_US"},
+			"template": map[string]any{"name": "welcome", "language": map[string]any{"policy": "deterministic", "code": "en_US"},
 				"components": []any{map[string]any{"type": "body", "parameters": []any{
 					map[string]any{"type": "text", "text": "Ana"}, map[string]any{"type": "text", "text": "1234"}}}}},
 		},

@@ -11,6 +11,7 @@ import (
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
+	"github.com/heraldhq/herald/ports/porttest"
 )
 
 func sinkTo(ch chan ports.StatusEvent) *portsmock.StatusSinkMock {
@@ -93,4 +94,14 @@ func TestCloseStopsPendingEvents(t *testing.T) {
 	if _, err := s.Send(context.Background(), msg("+14155552671")); err == nil {
 		t.Fatal("a closed sandbox accepted a send")
 	}
+}
+
+func TestSenderContract(t *testing.T) {
+	t.Parallel()
+	porttest.RunSender(t, func(t *testing.T) ports.WhatsAppSender {
+		s := sandbox.New(&portsmock.StatusSinkMock{RecordStatusFunc: func(context.Context, ports.StatusEvent) error { return nil }},
+			system.Clock{}, sandbox.Config{}, nil)
+		t.Cleanup(s.Close)
+		return s
+	})
 }

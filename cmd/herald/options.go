@@ -13,6 +13,7 @@ import (
 	"github.com/heraldhq/herald/adapters/sandbox"
 	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/adapters/system"
+	"github.com/heraldhq/herald/adapters/whatsapp"
 	"github.com/heraldhq/herald/adapters/zaplog"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/ports"
@@ -50,9 +51,9 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 }
 
 // appOptions is the one place that picks the server's modules: the store
-// from the database URL, the sandbox always, and the live sender. Until the
-// Cloud API adapter exists, live messages also go to the sandbox, and start-up
-// says so.
+// from the database URL, the sandbox always, and the live sender: Meta's
+// Cloud API when its token and sender number are set, otherwise the sandbox
+// too (start-up says so).
 func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 	core, err := coreOptions(cfg, logOut, cfg.LogLevel)
 	if err != nil {
@@ -66,11 +67,20 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 			httpapi.Config{Addr: cfg.Addr, RequestTimeout: cfg.RequestTimeout},
 		),
 		sandbox.Module,
-		fx.Provide(fx.Annotate(func(s *sandbox.Sender) ports.WhatsAppSender { return s }, fx.ResultTags(`name:"live"`))),
+		liveSender(cfg),
 		httpapi.Module,
 		app.WorkersModule,
 		fx.Invoke(func(*http.Server) {}),
 	), nil
+}
+
+// liveSender picks the sender for live keys.
+func liveSender(cfg *Config) fx.Option {
+	wa := whatsapp.Config{APIURL: cfg.WhatsAppAPIURL, AccessToken: cfg.WhatsAppAccessToken, PhoneNumberID: cfg.WhatsAppPhoneID}
+	if wa.Configured() {
+		return fx.Options(fx.Supply(wa), whatsapp.Module)
+	}
+	return fx.Provide(fx.Annotate(func(s *sandbox.Sender) ports.WhatsAppSender { return s }, fx.ResultTags(`name:"live"`)))
 }
 
 // cliOptions are the modules for administration commands: no server, no

@@ -44,6 +44,15 @@ func TestGraphsAreComplete(t *testing.T) {
 			t.Errorf("CLI graph for %s: %v", url, err)
 		}
 	}
+	live := testConfig(t, "postgres://postgres@127.0.0.1:5432/herald")
+	live.WhatsAppAccessToken, live.WhatsAppPhoneID = "token", "106540352242922"
+	opts, err := appOptions(live, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fx.ValidateApp(opts); err != nil {
+		t.Errorf("server graph for PostgreSQL and the Cloud API: %v", err)
+	}
 	if _, err := appOptions(testConfig(t, "mysql://x"), io.Discard); err == nil {
 		t.Error("an unsupported database URL must be refused")
 	}

@@ -62,9 +62,10 @@ func logStart(log *zap.Logger, cfg *Config) {
 		fields = append(fields, zap.String(strings.ToLower(k), settings[k]))
 	}
 	log.Info("configuration", fields...)
-	if cfg.WhatsAppAccessToken == "" {
-		log.Warn("live messages go to the sandbox: HERALD_WHATSAPP_ACCESS_TOKEN is not set")
+	if cfg.WhatsAppAccessToken == "" || cfg.WhatsAppPhoneID == "" {
+		log.Warn("live messages go to the sandbox: set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_PHONE_NUMBER_ID to send through the Cloud API")
 	} else {
-		log.Warn("live messages go to the sandbox: this version has no WhatsApp Cloud API sender yet; the WhatsApp settings are accepted and not used")
+		log.Info("live messages go to the WhatsApp Cloud API", zap.String("api_url", cfg.WhatsAppAPIURL),
+			zap.String("phone_number_id", cfg.WhatsAppPhoneID))
 	}
 }

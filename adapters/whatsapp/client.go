@@ -1,0 +1,114 @@
+package whatsapp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/heraldhq/herald/ports"
+)
+
+// Client sends template messages through the Cloud API.
+type Client struct {
+	cfg  Config
+	http *http.Client
+}
+
+// New returns a client; a zero Timeout is 20 s.
+func New(cfg Config) *Client {
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 20 * time.Second
+	}
+	cfg.APIURL = strings.TrimRight(cfg.APIURL, "/")
+	return &Client{cfg: cfg, http: &http.Client{Timeout: cfg.Timeout}}
+}
+
+type sendResponse struct {
+	Contacts []struct {
+		Input string `json:"input"`
+		WaID  string `json:"wa_id"`
+	} `json:"contacts"`
+	Messages []struct {
+		ID string `json:"id"`
+	} `json:"messages"`
+}
+
+type errorResponse struct {
+	Error struct {
+		Message     string          `json:"message"`
+		Code        json.Number     `json:"code"`
+		IsTransient bool            `json:"is_transient"`
+		FBTraceID   string          `json:"fbtrace_id"`
+		ErrorData   json.RawMessage `json:"error_data"`
+	} `json:"error"`
+}
+
+// Send posts m's template payload and returns Meta's wamid and wa_id, or a
+// *ports.SendError with the class, code and title of the failure.
+func (c *Client) Send(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
+	body, err := json.Marshal(m.Payload())
+	if err != nil {
+		return ports.SendResult{}, &ports.SendError{Class: ports.ClassPermanent, Err: err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.APIURL+"/"+c.cfg.PhoneNumberID+"/messages", bytes.NewReader(body))
+	if err != nil {
+		return ports.SendResult{}, &ports.SendError{Class: ports.ClassPermanent, Err: err}
+	}
+	req.Header.Set("Authorization", "Bearer "+c.cfg.AccessToken)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.http.Do(req)
+	if err != nil {
+		// The request may or may not have reached Meta; retrying is safe for
+		// matching, since statuses carry our id in biz_opaque_callback_data.
+		return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Err: redact(err, c.cfg.AccessToken)}
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Err: err}
+	}
+	if res.StatusCode/100 == 2 {
+		var ok sendResponse
+		if err := json.Unmarshal(raw, &ok); err != nil || len(ok.Messages) == 0 || ok.Messages[0].ID == "" {
+			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable,
+				Err: fmt.Errorf("whatsapp: unexpected success body (%d bytes)", len(raw))}
+		}
+		out := ports.SendResult{ProviderID: ok.Messages[0].ID}
+		if len(ok.Contacts) > 0 {
+			out.WaID = ok.Contacts[0].WaID
+		}
+		return out, nil
+	}
+	var e errorResponse
+	_ = json.Unmarshal(raw, &e)
+	code, _ := e.Error.Code.Int64()
+	class, retryAfter := Classify(int(code), res.StatusCode, e.Error.IsTransient)
+	return ports.SendResult{}, &ports.SendError{Class: class, Code: int(code), Title: title(e.Error.Message),
+		RetryAfter: retryAfter, Err: fmt.Errorf("whatsapp: HTTP %d, fbtrace_id %s", res.StatusCode, e.Error.FBTraceID)}
+}
+
+// title strips Meta's "(#code) " prefix from an error message.
+func title(msg string) string {
+	if strings.HasPrefix(msg, "(#") {
+		if i := strings.Index(msg, ") "); i > 0 {
+			return msg[i+2:]
+		}
+	}
+	return msg
+}
+
+// redact keeps the token out of errors that quote the request.
+func redact(err error, token string) error {
+	if token == "" || !strings.Contains(err.Error(), token) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), token, "****"))
+}
+
+var _ ports.WhatsAppSender = (*Client)(nil)

@@ -1,0 +1,115 @@
+package fakemeta
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+)
+
+// SpecVar names the path of Meta's OpenAPI document
+// (business-messaging-api_v23.0.yaml).
+const SpecVar = "HERALD_META_OPENAPI"
+
+// Spec checks values against schemas of Meta's OpenAPI document.
+type Spec struct {
+	mu       sync.Mutex
+	compiler *jsonschema.Compiler
+	schemas  map[string]*jsonschema.Schema
+}
+
+var loadSpec = sync.OnceValues(func() (*Spec, error) {
+	path := os.Getenv(SpecVar)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc any
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	js, err := json.Marshal(stringKeys(doc))
+	if err != nil {
+		return nil, err
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource("meta.json", inst); err != nil {
+		return nil, err
+	}
+	return &Spec{compiler: c, schemas: map[string]*jsonschema.Schema{}}, nil
+})
+
+// LoadSpec loads Meta's document from HERALD_META_OPENAPI. Without the
+// variable the test is skipped, except under CI (CI=true), where it fails.
+func LoadSpec(t testing.TB) *Spec {
+	t.Helper()
+	if os.Getenv(SpecVar) == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set: under CI the checks against Meta's OpenAPI document must run", SpecVar)
+		}
+		t.Skipf("set %s to check against Meta's OpenAPI document", SpecVar)
+	}
+	s, err := loadSpec()
+	if err != nil {
+		t.Fatalf("loading Meta's OpenAPI document: %v", err)
+	}
+	return s
+}
+
+// Check validates a JSON document against the component schema name
+// (e.g. "TemplateMessage").
+func (s *Spec) Check(name string, doc []byte) error {
+	s.mu.Lock()
+	sch, ok := s.schemas[name]
+	if !ok {
+		var err error
+		sch, err = s.compiler.Compile("meta.json#/components/schemas/" + name)
+		if err != nil {
+			s.mu.Unlock()
+			return fmt.Errorf("compiling %s: %w", name, err)
+		}
+		s.schemas[name] = sch
+	}
+	s.mu.Unlock()
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return err
+	}
+	if err := sch.Validate(inst); err != nil {
+		return fmt.Errorf("not a valid %s: %v\n%s", name, err, doc)
+	}
+	return nil
+}
+
+// stringKeys turns YAML maps with non-string keys (such as an unquoted 200)
+// into JSON objects.
+func stringKeys(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = stringKeys(x)
+		}
+		return v
+	case map[any]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[fmt.Sprint(k)] = stringKeys(x)
+		}
+		return out
+	case []any:
+		for i, x := range v {
+			v[i] = stringKeys(x)
+		}
+	}
+	return v
+}
