@@ -15,6 +15,8 @@ type Config struct {
 	LeaseDuration       time.Duration // how long a claimed message is held before others may take it
 	MaxAttempts         int           // send attempts before a message fails
 	MaxMessageAge       time.Duration // a message not sent within this age fails
+	LiveMPS             int           // messages per second to the live sender number (Meta: 80 by default, up to 1,000)
+	AuthPause           time.Duration // how long live sends stop after Meta refuses the credentials
 }
 
 // WithDefaults fills zero fields with defaults.
@@ -39,5 +41,7 @@ func (c Config) WithDefaults() Config {
 	set(&c.LeaseDuration, 30*time.Second)
 	seti(&c.MaxAttempts, 10)
 	set(&c.MaxMessageAge, 24*time.Hour)
+	seti(&c.LiveMPS, 80)
+	set(&c.AuthPause, time.Minute)
 	return c
 }

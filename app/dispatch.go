@@ -30,16 +30,33 @@ type Dispatcher struct {
 	log      *zap.Logger
 	inFlight sync.WaitGroup
 
-	mu     sync.Mutex
-	leased map[domain.MessageID]struct{} // claimed and not yet recorded
+	mu         sync.Mutex
+	leased     map[domain.MessageID]struct{} // claimed and not yet recorded
+	authPaused time.Time                     // live sends wait until then: Meta refused the credentials
+
+	pacer *pacer // the live sender number's pace
 }
 
 // NewDispatcher builds a dispatcher with its own lease owner id.
 func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, senders Senders, clock ports.Clock, ids ports.IDGenerator, wake *Wakeup, cfg Config, obs *Observer) *Dispatcher {
-	return &Dispatcher{queue: queue, tx: tx, senders: senders, clock: clock, wake: wake,
+	d := &Dispatcher{queue: queue, tx: tx, senders: senders, clock: clock, wake: wake,
 		cfg: cfg.WithDefaults(), owner: ids.NewID("dsp"), log: obs.Logger("dispatcher"),
 		leased: map[domain.MessageID]struct{}{}}
+	d.pacer = newPacer(d.cfg.LiveMPS)
+	return d
 }
+
+// LiveError reports why live sends are paused, or nil when they are not.
+func (d *Dispatcher) LiveError() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.clock.Now().Before(d.authPaused) {
+		return errLivePaused
+	}
+	return nil
+}
+
+var errLivePaused = errors.New("live sends are paused: the WhatsApp Cloud API refused the access token or its permissions")
 
 // Run claims and sends until ctx ends, then waits for sends in flight. While
 // it runs, it renews the leases of messages in flight every third of the
@@ -142,9 +159,7 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 		delete(d.leased, m.ID)
 		d.mu.Unlock()
 	}()
-	callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	res, err := d.senders.For(m.Mode).Send(callCtx, ports.OutboundFor(m))
-	cancel()
+	res, err := d.call(ctx, m)
 	now := d.clock.Now()
 
 	var retryAt *time.Time
@@ -195,6 +210,49 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 		// The lease runs out and the message is claimed again: at least once.
 		d.log.Warn("recording send outcome failed", zap.String("message_id", string(m.ID)), zap.Error(err))
 	}
+}
+
+// call sends m through the sender for its mode. Live sends keep the number's
+// pace and are held back, without calling Meta, while the credentials are
+// known to be refused.
+func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResult, error) {
+	live := m.Mode == domain.ModeLive
+	if live {
+		if err := d.LiveError(); err != nil {
+			d.mu.Lock()
+			wait := d.authPaused.Sub(d.clock.Now())
+			d.mu.Unlock()
+			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, RetryAfter: wait, Err: err}
+		}
+		if err := d.pacer.Wait(ctx); err != nil {
+			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Err: err}
+		}
+	}
+	callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	res, err := d.senders.For(m.Mode).Send(callCtx, ports.OutboundFor(m))
+	cancel()
+	if !live {
+		return res, err
+	}
+	var se *ports.SendError
+	switch {
+	case err == nil:
+		d.pacer.Accepted()
+	case errors.As(err, &se) && se.Class == ports.ClassThrottled:
+		d.pacer.Throttled()
+		d.log.Warn("sender number over its throughput; slowing down", zap.Float64("mps", d.pacer.Limit()))
+	case errors.As(err, &se) && se.Class == ports.ClassAuth:
+		d.mu.Lock()
+		first := !d.clock.Now().Before(d.authPaused)
+		d.authPaused = d.clock.Now().Add(d.cfg.AuthPause)
+		d.mu.Unlock()
+		if first {
+			d.log.Error("the WhatsApp Cloud API refused the credentials; live sends pause",
+				zap.Int("code", se.Code), zap.Duration("pause", d.cfg.AuthPause))
+		}
+		se.RetryAfter = max(se.RetryAfter, d.cfg.AuthPause)
+	}
+	return res, err
 }
 
 // backoff is exponential with full jitter, at least hint, at most 10 minutes.

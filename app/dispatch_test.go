@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -234,5 +235,44 @@ func TestLeasesAreRenewedWhileSending(t *testing.T) {
 	}
 	if m, _ := f.st.GetMessage(context.Background(), f.principal.Workspace, id); m.ProviderID != "wamid.1" {
 		t.Fatalf("the outcome of the renewed send was not recorded: %q", m.ProviderID)
+	}
+}
+
+// TestRefusedCredentialsPauseLiveSends: after Meta refuses the token, live
+// messages are held back without calling Meta (no retry storm) and the
+// dispatcher reports it; test-mode messages go on.
+func TestRefusedCredentialsPauseLiveSends(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	calls := 0
+	live := &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
+		calls++
+		return ports.SendResult{}, &ports.SendError{Class: ports.ClassAuth, Code: 190, Title: "Error validating access token"}
+	}}
+	sandboxed := 0
+	test := &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
+		sandboxed++
+		return ports.SendResult{ProviderID: "wamid.t"}, nil
+	}}
+	d := f.dispatcher(t, live, test)
+	f.principal.Mode = domain.ModeLive
+	for i := range 3 {
+		f.send(t, fmt.Sprintf("+1415555267%d", i))
+	}
+	f.principal.Mode = domain.ModeTest
+	f.send(t, "+14155552679")
+	if _, err := d.DispatchOnce(context.Background(), make(chan struct{}, 1)); err != nil {
+		t.Fatal(err)
+	}
+	d.Wait()
+	if calls != 1 || sandboxed != 1 {
+		t.Fatalf("Meta called %d times, sandbox %d; want Meta once (then paused) and the test message sent", calls, sandboxed)
+	}
+	if d.LiveError() == nil {
+		t.Fatal("the dispatcher does not report the paused live sends")
+	}
+	f.clock.Advance(2 * time.Minute)
+	if d.LiveError() != nil {
+		t.Fatal("live sends stay paused after the pause")
 	}
 }

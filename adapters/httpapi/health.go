@@ -24,6 +24,12 @@ func (a *api) readyz(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, CodeUnavailable, "", "the database cannot be reached")
 		return
 	}
+	if a.d.Dispatcher != nil {
+		if err := a.d.Dispatcher.LiveError(); err != nil {
+			writeProblem(w, r, CodeUnavailable, "", err.Error())
+			return
+		}
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 

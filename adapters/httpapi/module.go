@@ -29,6 +29,7 @@ type handlerParams struct {
 	CampaignStats  *app.GetCampaignStatsHandler
 	Conversation   *app.ListConversationHandler
 	Store          ports.Pinger
+	Dispatcher     *app.Dispatcher
 	Config         Config
 	Log            *zap.Logger
 }
@@ -37,6 +38,6 @@ func newHandler(p handlerParams) http.Handler {
 	return NewHandler(Deps{
 		Auth: p.Auth, SendCampaign: p.SendCampaign, ContactByPhone: p.ContactByPhone, SyncContact: p.SyncContact,
 		GetMessage: p.GetMessage, ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign,
-		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Store: p.Store,
+		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Store: p.Store, Dispatcher: p.Dispatcher,
 	}, p.Config, p.Log)
 }

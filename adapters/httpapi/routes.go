@@ -22,6 +22,7 @@ type Deps struct {
 	CampaignStats  *app.GetCampaignStatsHandler
 	Conversation   *app.ListConversationHandler
 	Store          ports.Pinger
+	Dispatcher     *app.Dispatcher // optional: readiness reports paused live sends
 }
 
 type api struct {

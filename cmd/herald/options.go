@@ -41,7 +41,7 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 		fx.Supply(
 			zaplog.Config{Format: cfg.LogFormat, Level: logLevel, Output: logOut},
 			sqlstore.Config{DatabaseURL: cfg.DatabaseURL, MaxOpenConns: cfg.DatabaseMaxOpenConns},
-			app.Config{KeyCacheTTL: cfg.KeyCacheTTL, LeaseDuration: cfg.LeaseDuration},
+			app.Config{KeyCacheTTL: cfg.KeyCacheTTL, LeaseDuration: cfg.LeaseDuration, LiveMPS: cfg.WhatsAppMPS},
 		),
 		zaplog.Module,
 		system.Module,
