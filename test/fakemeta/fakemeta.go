@@ -51,6 +51,7 @@ type Server struct {
 	requests  []Request
 	answers   []answer
 	hang      chan struct{}
+	arrived   chan struct{}
 }
 
 type answer struct {
@@ -61,7 +62,7 @@ type answer struct {
 // New starts a fake on a loopback port, closed when the test ends.
 func New(t testing.TB) *Server {
 	s := &Server{Token: "EAAtest" + randomString(24), PhoneNumberID: "106540352242922",
-		templates: map[string]Template{}, hang: make(chan struct{})}
+		templates: map[string]Template{}, hang: make(chan struct{}), arrived: make(chan struct{}, 1)}
 	srv := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(func() { close(s.hang); srv.Close() })
 	s.URL = srv.URL + "/v24.0"
@@ -88,6 +89,9 @@ func (s *Server) Requests() []Request {
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
 }
+
+// Arrived is signalled (coalesced) whenever a send arrives.
+func (s *Server) Arrived() <-chan struct{} { return s.arrived }
 
 // Answers returns the JSON bodies the fake answered sends with, by status.
 func (s *Server) Answers() (statuses []int, bodies [][]byte) {
@@ -137,6 +141,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Path: r.URL.Path, Body: body})
 	s.mu.Unlock()
+	select {
+	case s.arrived <- struct{}{}:
+	default:
+	}
 
 	var p payload
 	if err := json.Unmarshal(body, &p); err != nil || p.MessagingProduct != "whatsapp" || p.To == "" || p.Type != "template" || p.Template == nil {
