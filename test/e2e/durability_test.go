@@ -20,7 +20,7 @@ import (
 // within what the dispatcher can have in flight at a kill.
 func TestAcceptedMessagesSurviveKills(t *testing.T) {
 	t.Parallel()
-	const perRound, rounds, inFlight = 150, 3, 32 // inFlight: the dispatcher's default concurrency
+	const perRound, rounds, inFlight = 150, 3, 250 // inFlight: the default sends in flight at 1,000 msg/s
 	fake := fakemeta.New(t)
 	fake.AddTemplate(fakemeta.Template{Name: "welcome", Language: "en_US", Status: "APPROVED", BodyParams: 2})
 	in := newInstance(t, "sqlite")

@@ -10,7 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"testing"
+	"time"
 )
 
 // Template is one message template the fake knows.
@@ -44,6 +44,7 @@ type Server struct {
 	URL           string // base, version included, as HERALD_WHATSAPP_API_URL
 	Token         string
 	PhoneNumberID string
+	Latency       time.Duration // added to every send's answer, as Meta's own time
 
 	mu        sync.Mutex
 	templates map[string]Template
@@ -59,8 +60,12 @@ type answer struct {
 	body   []byte
 }
 
+// Cleaner is what New needs of its caller: a *testing.T or *testing.B, or
+// anything that runs functions when it is done.
+type Cleaner interface{ Cleanup(func()) }
+
 // New starts a fake on a loopback port, closed when the test ends.
-func New(t testing.TB) *Server {
+func New(t Cleaner) *Server {
 	s := &Server{Token: "EAAtest" + randomString(24), PhoneNumberID: "106540352242922",
 		templates: map[string]Template{}, hang: make(chan struct{}), arrived: make(chan struct{}, 1)}
 	srv := httptest.NewServer(http.HandlerFunc(s.serve))
@@ -150,6 +155,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if err := json.Unmarshal(body, &p); err != nil || p.MessagingProduct != "whatsapp" || p.To == "" || p.Type != "template" || p.Template == nil {
 		s.fail(w, http.StatusBadRequest, 100, "Invalid parameter", "OAuthException")
 		return
+	}
+	if s.Latency > 0 {
+		select {
+		case <-time.After(s.Latency):
+		case <-r.Context().Done():
+			return
+		}
 	}
 	if f := s.fault(p.To); f != nil {
 		if f.Hang {

@@ -35,7 +35,23 @@ func main() {
 	maxRequests := flag.Int("max-requests", 2_000_000, "stop a target after this many requests")
 	postgres := flag.String("postgres", os.Getenv("HERALD_TEST_POSTGRES_URL"),
 		"PostgreSQL server to also measure on (a database is created and dropped); empty skips it")
+	dispatch := flag.Int("dispatch", 0, "instead of the HTTP load, move this many messages to the fake Cloud API and report msg/s")
+	latency := flag.Duration("latency", 100*time.Millisecond, "with -dispatch: the fake Cloud API's answer time")
+	mps := flag.Int("mps", 1000, "with -dispatch: the sender number's pace")
+	concurrency := flag.Int("concurrency", 0, "with -dispatch: sends in flight (0: the server's default for the pace)")
 	flag.Parse()
+	if *dispatch > 0 {
+		dir, err := os.MkdirTemp("", "herald-dispatch-")
+		if err == nil {
+			err = dispatchRun(dir, *dispatch, *mps, *concurrency, *latency)
+			os.RemoveAll(dir)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*duration, *conns, *maxRequests, *postgres); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)

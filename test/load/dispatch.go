@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/heraldhq/herald/adapters/sandbox"
+	"github.com/heraldhq/herald/adapters/sqlstore"
+	"github.com/heraldhq/herald/adapters/system"
+	"github.com/heraldhq/herald/adapters/whatsapp"
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/test/fakemeta"
+)
+
+// cleanups runs functions at the end, like a test's Cleanup.
+type cleanups []func()
+
+func (c *cleanups) Cleanup(f func()) { *c = append(*c, f) }
+func (c *cleanups) run() {
+	for i := len(*c) - 1; i >= 0; i-- {
+		(*c)[i]()
+	}
+}
+
+// dispatchRun measures how fast one dispatcher moves n accepted messages on
+// SQLite to the fake Cloud API answering after latency, paced at mps, with
+// concurrency sends in flight; and the process CPU time per 1,000 messages
+// (the fake runs in the same process and is counted too).
+func dispatchRun(dir string, n, mps, concurrency int, latency time.Duration) error {
+	var c cleanups
+	defer c.run()
+	fake := fakemeta.New(&c)
+	fake.Latency = latency
+	fake.AddTemplate(fakemeta.Template{Name: "welcome", Language: "en_US", Status: "APPROVED", BodyParams: 1})
+	ctx := context.Background()
+	db, d, err := sqlstore.Open(ctx, sqlstore.Config{DatabaseURL: "sqlite:" + filepath.Join(dir, "dispatch.db")})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := sqlstore.Migrate(ctx, db, d); err != nil {
+		return err
+	}
+	st := sqlstore.New(db, d)
+	clock, ids := system.Clock{}, system.NewIDs()
+	def := app.NewEnsureDefaultWorkspaceHandler(st, clock, ids)
+	key, err := app.NewCreateKeyHandler(st, st, def, clock, ids).Handle(ctx, app.CreateKey{Name: "k", Mode: domain.ModeLive})
+	if err != nil {
+		return err
+	}
+	camp, err := app.NewCreateCampaignHandler(st, st, def, clock, ids).Handle(ctx, app.CreateCampaign{
+		Name: "c", TemplateName: "welcome", Language: "en_US", Body: "Hi {{1}}", Activate: true})
+	if err != nil {
+		return err
+	}
+	send := app.NewSendCampaignMessageHandler(st, st, st, clock, ids, nil, nil)
+	p := domain.Principal{Workspace: key.Key.Workspace, Key: key.Key.ID, Mode: domain.ModeLive}
+	for i := range n {
+		if _, err := send.Handle(ctx, app.SendCampaignMessage{Principal: p, PhoneNumber: fmt.Sprintf("+1415555%04d", i),
+			CampaignID: string(camp.ID), Variables: []string{"Ana"}}); err != nil {
+			return err
+		}
+	}
+	obs := app.NewObserver(nil)
+	live := whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, PhoneNumberID: fake.PhoneNumberID})
+	sb := sandbox.New(app.NewRecordStatusEventHandler(st, obs), clock, sandbox.Config{}, nil)
+	defer sb.Close()
+	dsp := app.NewDispatcher(st, st, app.Senders{Live: live, Sandbox: sb}, clock, ids, nil,
+		app.Config{LiveMPS: mps, DispatchConcurrency: concurrency, DispatchBatch: 200, DispatchPoll: 10 * time.Millisecond}, obs)
+
+	cpu0 := cpuTime()
+	start := time.Now()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { dsp.Run(runCtx); close(done) }()
+	deadline := time.After(5 * time.Minute)
+	for len(fake.Requests()) < n {
+		select {
+		case <-fake.Arrived():
+		case <-deadline:
+			stop()
+			return fmt.Errorf("only %d of %d messages reached the fake in 5 minutes", len(fake.Requests()), n)
+		}
+	}
+	elapsed := time.Since(start)
+	stop()
+	<-done
+	cpu := cpuTime() - cpu0
+	out, _ := json.Marshal(map[string]any{"messages": n, "latency": latency.String(), "mps_setting": mps, "concurrency": concurrency,
+		"msg_per_s": float64(n) / elapsed.Seconds(), "cpu_s_per_1000": cpu.Seconds() / float64(n) * 1000})
+	fmt.Printf("dispatch to fake Cloud API: %s\n", out)
+	return nil
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
