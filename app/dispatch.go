@@ -175,7 +175,11 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 				failure.Title = "gave up after " + strconv.Itoa(c.Attempt) + " attempts: " + se.Error()
 			}
 		} else {
-			t := now.Add(backoff(c.Attempt, se.RetryAfter))
+			wait := backoff(c.Attempt, se.RetryAfter)
+			if se.Class == ports.ClassPairLimited {
+				wait = pairBackoff(c.Attempt) // that recipient only: 1, 4, 16, 64 s …
+			}
+			t := now.Add(wait)
 			retryAt = &t
 		}
 		d.log.Info("send failed", zap.String("message_id", string(m.ID)), zap.String("class", string(se.Class)),
@@ -253,6 +257,16 @@ func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResu
 		se.RetryAfter = max(se.RetryAfter, d.cfg.AuthPause)
 	}
 	return res, err
+}
+
+// pairBackoff is Meta's advice for the pair rate limit (131056): wait 4^n
+// seconds before the n+1th retry to the same recipient, at most 10 minutes.
+func pairBackoff(attempt int) time.Duration {
+	d := time.Second
+	for range min(attempt-1, 5) {
+		d *= 4
+	}
+	return min(d, 10*time.Minute)
 }
 
 // backoff is exponential with full jitter, at least hint, at most 10 minutes.

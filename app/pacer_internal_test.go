@@ -1,6 +1,9 @@
 package app
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestPacerBacksOffAndRecovers(t *testing.T) {
 	t.Parallel()
@@ -20,5 +23,15 @@ func TestPacerBacksOffAndRecovers(t *testing.T) {
 	}
 	if p.Limit() != 80 {
 		t.Fatalf("after many accepted sends: %v msg/s, want back at the configured 80", p.Limit())
+	}
+}
+
+func TestPairBackoff(t *testing.T) {
+	t.Parallel()
+	want := []time.Duration{time.Second, 4 * time.Second, 16 * time.Second, 64 * time.Second, 256 * time.Second, 10 * time.Minute, 10 * time.Minute}
+	for i, w := range want {
+		if got := pairBackoff(i + 1); got != w {
+			t.Errorf("attempt %d: %s, want %s", i+1, got, w)
+		}
 	}
 }
