@@ -42,10 +42,10 @@ func (h *GetCampaignHandler) Handle(ctx context.Context, q GetCampaign) (Campaig
 		if err != nil {
 			return CampaignView{}, err
 		}
-		counts, err := h.messages.CountMessagesByStatus(ctx, q.Principal.Workspace, id)
+		stats, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id)
 		if err != nil {
 			return CampaignView{}, err
 		}
-		return CampaignView{Campaign: c, Stats: domain.NewCampaignStats(counts)}, nil
+		return CampaignView{Campaign: c, Stats: stats}, nil
 	})
 }

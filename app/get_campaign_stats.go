@@ -35,10 +35,20 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 		if _, err := h.camps.GetCampaign(ctx, q.Principal.Workspace, id); err != nil {
 			return domain.CampaignStats{}, err
 		}
-		counts, err := h.messages.CountMessagesByStatus(ctx, q.Principal.Workspace, id)
-		if err != nil {
-			return domain.CampaignStats{}, err
-		}
-		return domain.NewCampaignStats(counts), nil
+		return campaignStats(ctx, h.messages, q.Principal.Workspace, id)
 	})
+}
+
+// campaignStats counts a campaign's messages by status and its failures by
+// Meta's error code.
+func campaignStats(ctx context.Context, messages ports.MessageRepository, ws domain.WorkspaceID, id domain.CampaignID) (domain.CampaignStats, error) {
+	counts, err := messages.CountMessagesByStatus(ctx, ws, id)
+	if err != nil {
+		return domain.CampaignStats{}, err
+	}
+	failures, err := messages.CountFailuresByCode(ctx, ws, id)
+	if err != nil {
+		return domain.CampaignStats{}, err
+	}
+	return domain.NewCampaignStats(counts, failures), nil
 }

@@ -71,11 +71,12 @@ func TestIDs(t *testing.T) {
 func TestCampaignStats(t *testing.T) {
 	t.Parallel()
 	s := domain.NewCampaignStats(map[domain.MessageStatus]int{
-		domain.StatusQueued: 1, domain.StatusSent: 1, domain.StatusDelivered: 1, domain.StatusRead: 2, domain.StatusFailed: 1})
+		domain.StatusQueued: 1, domain.StatusSent: 1, domain.StatusDelivered: 1, domain.StatusRead: 2, domain.StatusFailed: 1},
+		map[int]int{131026: 1})
 	if s.Total != 6 || s.DeliveryRate != 3.0/5.0 || s.ReadRate != 2.0/3.0 {
 		t.Fatalf("stats %+v", s)
 	}
-	if z := domain.NewCampaignStats(nil); z.Total != 0 || z.DeliveryRate != 0 || z.ReadRate != 0 || len(z.Counts) != 6 {
+	if z := domain.NewCampaignStats(nil, nil); z.FailuresByCode == nil || z.Total != 0 || z.DeliveryRate != 0 || z.ReadRate != 0 || len(z.Counts) != 6 {
 		t.Fatalf("empty stats %+v", z)
 	}
 }

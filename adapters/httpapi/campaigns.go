@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"sort"
 
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
@@ -27,6 +28,14 @@ type statsDTO struct {
 	Counts       map[string]int `json:"counts"`
 	DeliveryRate float64        `json:"deliveryRate"`
 	ReadRate     float64        `json:"readRate"`
+	// FailuresByCode lists failed messages per Meta error code, most
+	// frequent first.
+	FailuresByCode []failureCountDTO `json:"failuresByCode"`
+}
+
+type failureCountDTO struct {
+	Code  int `json:"code"`
+	Count int `json:"count"`
 }
 
 type campaignDTO struct {
@@ -51,7 +60,18 @@ func toStatsDTO(id domain.CampaignID, s domain.CampaignStats) statsDTO {
 	for _, st := range domain.MessageStatuses() {
 		counts[st.String()] = s.Counts[st]
 	}
-	return statsDTO{CampaignID: string(id), Total: s.Total, Counts: counts, DeliveryRate: s.DeliveryRate, ReadRate: s.ReadRate}
+	failures := make([]failureCountDTO, 0, len(s.FailuresByCode))
+	for code, n := range s.FailuresByCode {
+		failures = append(failures, failureCountDTO{Code: code, Count: n})
+	}
+	sort.Slice(failures, func(i, j int) bool {
+		if failures[i].Count != failures[j].Count {
+			return failures[i].Count > failures[j].Count
+		}
+		return failures[i].Code < failures[j].Code
+	})
+	return statsDTO{CampaignID: string(id), Total: s.Total, Counts: counts, DeliveryRate: s.DeliveryRate,
+		ReadRate: s.ReadRate, FailuresByCode: failures}
 }
 
 func toCampaignDTO(v app.CampaignView) campaignDTO {

@@ -466,6 +466,22 @@ func (r *repos) CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID
 	return out, nil
 }
 
+// CountFailuresByCode counts the campaign's failed messages per code.
+func (r *repos) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error) {
+	defer r.enter(ctx)()
+	out := map[int]int{}
+	for _, m := range r.st.messages {
+		if m.Workspace == ws && m.CampaignID == id && m.Status == domain.StatusFailed {
+			code := 0
+			if m.Failure != nil {
+				code = m.Failure.Code
+			}
+			out[code]++
+		}
+	}
+	return out, nil
+}
+
 // ClaimMessages leases up to c.Limit due messages, oldest due first (then by
 // id), and moves them to sending.
 func (r *repos) ClaimMessages(ctx context.Context, c ports.Claim) ([]ports.Claimed, error) {

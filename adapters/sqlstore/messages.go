@@ -209,6 +209,25 @@ WHERE workspace_id = :workspace_id AND id = :id`
 
 // CountMessagesByStatus counts a campaign's messages per current status;
 // statuses no message has are absent.
+func (s *Store) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error) {
+	const q = `SELECT COALESCE(failure_code, 0) AS code, count(*) AS n FROM messages
+WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id AND status = 'failed'
+GROUP BY COALESCE(failure_code, 0)`
+	var rows []struct {
+		Code int `db:"code"`
+		N    int `db:"n"`
+	}
+	if err := s.selectAll(ctx, &rows, q, map[string]any{"workspace_id": string(ws), "campaign_id": string(id)}); err != nil {
+		return nil, s.fail("count failures", err, nil)
+	}
+	out := make(map[int]int, len(rows))
+	for _, r := range rows {
+		out[r.Code] = r.N
+	}
+	return out, nil
+}
+
+// CountMessagesByStatus counts the campaign's messages per current status.
 func (s *Store) CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error) {
 	const q = `SELECT status, count(*) AS n FROM messages
 WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id

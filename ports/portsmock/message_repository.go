@@ -20,6 +20,9 @@ var _ ports.MessageRepository = &MessageRepositoryMock{}
 //
 //		// make and configure a mocked ports.MessageRepository
 //		mockedMessageRepository := &MessageRepositoryMock{
+//			CountFailuresByCodeFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error) {
+//				panic("mock out the CountFailuresByCode method")
+//			},
 //			CountMessagesByStatusFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error) {
 //				panic("mock out the CountMessagesByStatus method")
 //			},
@@ -42,6 +45,9 @@ var _ ports.MessageRepository = &MessageRepositoryMock{}
 //
 //	}
 type MessageRepositoryMock struct {
+	// CountFailuresByCodeFunc mocks the CountFailuresByCode method.
+	CountFailuresByCodeFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error)
+
 	// CountMessagesByStatusFunc mocks the CountMessagesByStatus method.
 	CountMessagesByStatusFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error)
 
@@ -59,6 +65,15 @@ type MessageRepositoryMock struct {
 
 	// calls tracks calls to the methods.
 	calls struct {
+		// CountFailuresByCode holds details about calls to the CountFailuresByCode method.
+		CountFailuresByCode []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Ws is the ws argument value.
+			Ws domain.WorkspaceID
+			// ID is the id argument value.
+			ID domain.CampaignID
+		}
 		// CountMessagesByStatus holds details about calls to the CountMessagesByStatus method.
 		CountMessagesByStatus []struct {
 			// Ctx is the ctx argument value.
@@ -105,11 +120,52 @@ type MessageRepositoryMock struct {
 			Fn func(*domain.Message) error
 		}
 	}
+	lockCountFailuresByCode   sync.RWMutex
 	lockCountMessagesByStatus sync.RWMutex
 	lockCreateMessage         sync.RWMutex
 	lockGetMessage            sync.RWMutex
 	lockLocateMessage         sync.RWMutex
 	lockUpdateMessage         sync.RWMutex
+}
+
+// CountFailuresByCode calls CountFailuresByCodeFunc.
+func (mock *MessageRepositoryMock) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error) {
+	if mock.CountFailuresByCodeFunc == nil {
+		panic("MessageRepositoryMock.CountFailuresByCodeFunc: method is nil but MessageRepository.CountFailuresByCode was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Ws  domain.WorkspaceID
+		ID  domain.CampaignID
+	}{
+		Ctx: ctx,
+		Ws:  ws,
+		ID:  id,
+	}
+	mock.lockCountFailuresByCode.Lock()
+	mock.calls.CountFailuresByCode = append(mock.calls.CountFailuresByCode, callInfo)
+	mock.lockCountFailuresByCode.Unlock()
+	return mock.CountFailuresByCodeFunc(ctx, ws, id)
+}
+
+// CountFailuresByCodeCalls gets all the calls that were made to CountFailuresByCode.
+// Check the length with:
+//
+//	len(mockedMessageRepository.CountFailuresByCodeCalls())
+func (mock *MessageRepositoryMock) CountFailuresByCodeCalls() []struct {
+	Ctx context.Context
+	Ws  domain.WorkspaceID
+	ID  domain.CampaignID
+} {
+	var calls []struct {
+		Ctx context.Context
+		Ws  domain.WorkspaceID
+		ID  domain.CampaignID
+	}
+	mock.lockCountFailuresByCode.RLock()
+	calls = mock.calls.CountFailuresByCode
+	mock.lockCountFailuresByCode.RUnlock()
+	return calls
 }
 
 // CountMessagesByStatus calls CountMessagesByStatusFunc.

@@ -19,6 +19,7 @@ var messageTests = []storeTest{
 	{"ForwardOnlyRace", testMessageForwardOnlyRace},
 	{"Locate", testMessageLocate},
 	{"CountByStatus", testMessageCountByStatus},
+	{"CountFailuresByCode", testMessageCountFailuresByCode},
 }
 
 func testMessageRoundTrip(t *testing.T, s Store) {
@@ -292,6 +293,35 @@ func testMessageCountByStatus(t *testing.T, s Store) {
 		t.Fatalf("CountMessagesByStatus from another workspace: %v", err)
 	}
 	mustEqual(t, "counts from another workspace", map[domain.MessageStatus]int{}, nonZero(got))
+}
+
+// CountFailuresByCode counts one campaign's failed messages per code, with
+// 0 for failures without one; other statuses and campaigns are not counted.
+func testMessageCountFailuresByCode(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c, other, ct := f.campaign(), f.campaign(), f.contact()
+	for _, code := range []int{131026, 131026, 131049, 0} {
+		m := f.message(c, ct)
+		var failure *domain.Failure
+		if code != 0 {
+			failure = &domain.Failure{Code: code, Title: "t"}
+		}
+		f.advance(m.ID, domain.StatusFailed, m.CreatedAt.Add(time.Millisecond), failure)
+	}
+	sent := f.message(c, ct)
+	f.advance(sent.ID, domain.StatusSent, sent.CreatedAt.Add(time.Millisecond), nil)
+	elsewhere := f.message(other, ct)
+	f.advance(elsewhere.ID, domain.StatusFailed, elsewhere.CreatedAt.Add(time.Millisecond), &domain.Failure{Code: 132001})
+
+	got, err := s.CountFailuresByCode(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("CountFailuresByCode: %v", err)
+	}
+	mustEqual(t, "failures by code", map[int]int{131026: 2, 131049: 1, 0: 1}, got)
+	got, err = s.CountFailuresByCode(f.ctx, f.otherWorkspace(), c.ID)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("failures seen from another workspace: %v %v", got, err)
+	}
 }
 
 func nonZero(m map[domain.MessageStatus]int) map[domain.MessageStatus]int {

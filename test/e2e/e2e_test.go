@@ -290,6 +290,13 @@ func sendToRead(t *testing.T, engine string) {
 	if failed.Error == nil || failed.Error.Code != 131026 {
 		t.Fatalf("failed message error %+v", failed.Error)
 	}
+	var after struct {
+		FailuresByCode []struct{ Code, Count int }
+	}
+	srv.call(t, "GET", "/v1/campaigns/"+camp.ID+"/stats", key.Token, nil, &after)
+	if len(after.FailuresByCode) != 1 || after.FailuresByCode[0].Code != 131026 || after.FailuresByCode[0].Count != 1 {
+		t.Fatalf("failures by code %+v, want one 131026", after.FailuresByCode)
+	}
 
 	srv.stop(t)
 
