@@ -77,6 +77,14 @@ func (h *AuthenticateKeyHandler) lookup(ctx context.Context, identifier string, 
 		return c.key, c.found, nil
 	}
 	v, err, _ := h.group.Do(identifier, func() (any, error) {
+		// A flight for this identifier may have finished between the cache
+		// check above and this one starting: look again before the store.
+		h.mu.Lock()
+		c, ok := h.cache[identifier]
+		h.mu.Unlock()
+		if ok && now.Before(c.expires) {
+			return c, nil
+		}
 		// Detach from the first caller's cancellation: others share the result.
 		ctx := context.WithoutCancel(ctx)
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
