@@ -21,11 +21,13 @@ func (a *api) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := a.d.Store.Ping(ctx); err != nil {
 		a.log.Warn("not ready", zap.Error(err))
+		w.Header().Set("Retry-After", "1")
 		writeProblem(w, r, CodeUnavailable, "", "the database cannot be reached")
 		return
 	}
 	if a.d.Dispatcher != nil {
 		if err := a.d.Dispatcher.LiveError(); err != nil {
+			w.Header().Set("Retry-After", "60")
 			writeProblem(w, r, CodeUnavailable, "", err.Error())
 			return
 		}
