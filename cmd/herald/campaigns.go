@@ -52,7 +52,7 @@ func campaignsCreate(e env, args []string) error {
 		header string
 		labs   labels
 	)
-	c, err := parseCommand(e, "campaigns create", args, func(fs *flag.FlagSet) {
+	c, err := parseCommand(e, "campaigns create", args, "", func(fs *flag.FlagSet) {
 		fs.StringVar(&cmd.Name, "name", "", "campaign name (required)")
 		fs.StringVar(&cmd.TemplateName, "template-name", "", "WhatsApp template name (required)")
 		fs.StringVar(&cmd.Language, "language", "", "template language code, e.g. en_US (required)")
@@ -96,7 +96,7 @@ func campaignsCreate(e env, args []string) error {
 
 func campaignsList(e env, args []string) error {
 	var workspace string
-	c, err := parseCommand(e, "campaigns list", args, func(fs *flag.FlagSet) {
+	c, err := parseCommand(e, "campaigns list", args, "", func(fs *flag.FlagSet) {
 		workspaceFlag(fs, &workspace)
 	})
 	if err != nil {
@@ -144,15 +144,16 @@ func campaignsList(e env, args []string) error {
 }
 
 func campaignsSetStatus(e env, args []string, to domain.CampaignStatus) error {
+	verb := "activate"
+	if to == domain.CampaignPaused {
+		verb = "pause"
+	}
 	var workspace string
-	c, err := parseCommand(e, "campaigns", args, func(fs *flag.FlagSet) {
+	c, err := parseCommand(e, "campaigns "+verb, args, "one campaign id", func(fs *flag.FlagSet) {
 		workspaceFlag(fs, &workspace)
 	})
 	if err != nil {
 		return err
-	}
-	if len(c.args) != 1 {
-		return fmt.Errorf("%w: give one campaign id", errUsage)
 	}
 	var h *app.ChangeCampaignStatusHandler
 	return c.withApp(e, func() error {

@@ -149,3 +149,40 @@ func TestUnknownCommand(t *testing.T) {
 		t.Error("an unknown command should print the usage")
 	}
 }
+
+func TestMigrateCommand(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	var first, second struct{ From, To int }
+	c.json(&first, "migrate")
+	if first.From != 0 || first.To < 1 {
+		t.Fatalf("migrate on a new database: %+v, want from 0 to the latest version", first)
+	}
+	c.json(&second, "migrate")
+	if second.From != first.To || second.To != first.To {
+		t.Fatalf("migrate again: %+v, want from %d to %d", second, first.To, first.To)
+	}
+}
+
+func TestStrayArgumentsAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	for _, args := range [][]string{
+		// The body lost its quotes: {{1}} must not be dropped silently.
+		{"campaigns", "create", "--name", "W", "--template-name", "w", "--language", "en", "--body", "Hi", "{{1}}"},
+		{"keys", "create", "--name", "dev", "extra"},
+		{"keys", "revoke"},
+		{"keys", "revoke", "key_a", "key_b"},
+		{"campaigns", "activate"},
+		{"serve", "now"},
+	} {
+		if code, _, errOut := c.run(args...); code != 2 || !strings.HasPrefix(errOut, "herald: ") {
+			t.Errorf("herald %s: exit %d %q; want a usage error (exit 2)", strings.Join(args, " "), code, errOut)
+		}
+	}
+	var list []map[string]any
+	c.json(&list, "campaigns", "list")
+	if len(list) != 0 {
+		t.Errorf("a refused command created campaigns: %v", list)
+	}
+}

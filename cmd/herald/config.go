@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -35,27 +36,50 @@ type Config struct {
 	RequestTimeout       time.Duration
 }
 
-// codec parses and prints one setting's value.
+// codec parses and prints one setting's value; a boolean one's flag needs
+// no argument (--media-allow-http).
 type codec struct {
-	set func(string) error
-	get func() string
+	set    func(string) error
+	get    func() string
+	isBool bool
 }
 
 // setting is one configuration value: its flag, variable, default, help,
-// and how to parse and print it.
+// and how to parse and print it. A setting accepted before the code that
+// uses it exists names, in inactive, when it takes effect.
 type setting struct {
 	flag, env, def, usage string
-	secret                bool
+	secret, isBool        bool
+	inactive              string
 	set                   func(string) error
 	get                   func() string
 }
 
+// until marks a setting as accepted and validated but not used yet.
+func (s setting) until(when string) setting {
+	s.inactive = when
+	return s
+}
+
+// help is the setting's line in --help.
+func (s setting) help() string {
+	def := s.def
+	if def == "" {
+		def = "none"
+	}
+	usage := s.usage
+	if s.inactive != "" {
+		usage += "; takes effect when " + s.inactive
+	}
+	return fmt.Sprintf("%s\n(%s, default %s)", usage, s.env, def)
+}
+
 func settings(c *Config, logFormatDefault string) []setting {
 	str := func(p *string) codec {
-		return codec{func(s string) error { *p = s; return nil }, func() string { return *p }}
+		return codec{set: func(s string) error { *p = s; return nil }, get: func() string { return *p }}
 	}
 	dur := func(p *time.Duration) codec {
-		return codec{func(s string) error {
+		return codec{set: func(s string) error {
 			d, err := time.ParseDuration(s)
 			if err != nil || d <= 0 {
 				return fmt.Errorf("%q is not a positive duration such as 30s or 1m", s)
@@ -63,10 +87,10 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = d
 			return nil
 		},
-			func() string { return p.String() }}
+			get: func() string { return p.String() }}
 	}
 	num := func(p *int, lo, hi int) codec {
-		return codec{func(s string) error {
+		return codec{set: func(s string) error {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < lo || n > hi {
 				return fmt.Errorf("%q is not a whole number from %d to %d", s, lo, hi)
@@ -74,10 +98,10 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = n
 			return nil
 		},
-			func() string { return strconv.Itoa(*p) }}
+			get: func() string { return strconv.Itoa(*p) }}
 	}
 	boolean := func(p *bool) codec {
-		return codec{func(s string) error {
+		return codec{set: func(s string) error {
 			b, err := strconv.ParseBool(s)
 			if err != nil {
 				return fmt.Errorf("%q is not true or false", s)
@@ -85,10 +109,10 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = b
 			return nil
 		},
-			func() string { return strconv.FormatBool(*p) }}
+			get: func() string { return strconv.FormatBool(*p) }, isBool: true}
 	}
 	positive := func(p *float64) codec {
-		return codec{func(s string) error {
+		return codec{set: func(s string) error {
 			f, err := strconv.ParseFloat(s, 64)
 			if err != nil || f <= 0 {
 				return fmt.Errorf("%q is not a positive number", s)
@@ -96,10 +120,10 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = f
 			return nil
 		},
-			func() string { return strconv.FormatFloat(*p, 'g', -1, 64) }}
+			get: func() string { return strconv.FormatFloat(*p, 'g', -1, 64) }}
 	}
 	oneOf := func(p *string, allowed ...string) codec {
-		return codec{func(s string) error {
+		return codec{set: func(s string) error {
 			for _, a := range allowed {
 				if s == a {
 					*p = s
@@ -108,26 +132,65 @@ func settings(c *Config, logFormatDefault string) []setting {
 			}
 			return fmt.Errorf("%q is not one of %s", s, strings.Join(allowed, ", "))
 		},
-			func() string { return *p }}
+			get: func() string { return *p }}
+	}
+	addr := func(p *string) codec {
+		return codec{set: func(s string) error {
+			_, port, err := net.SplitHostPort(s)
+			if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+				return fmt.Errorf("%q is not host:port, such as 127.0.0.1:8080 or :8080", s)
+			}
+			*p = s
+			return nil
+		},
+			get: func() string { return *p }}
+	}
+	database := func(p *string) codec {
+		return codec{set: func(s string) error {
+			if err := checkDatabaseURL(s); err != nil {
+				return err
+			}
+			*p = s
+			return nil
+		},
+			get: func() string { return *p }}
+	}
+	baseURL := func(p *string) codec {
+		return codec{set: func(s string) error {
+			u, err := url.Parse(s)
+			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				return fmt.Errorf("%q is not an absolute http(s) URL", s)
+			}
+			*p = s
+			return nil
+		},
+			get: func() string { return *p }}
 	}
 	mk := func(flag, env, def, usage string, secret bool, c codec) setting {
-		return setting{flag: flag, env: env, def: def, usage: usage, secret: secret, set: c.set, get: c.get}
+		return setting{flag: flag, env: env, def: def, usage: usage, secret: secret, isBool: c.isBool, set: c.set, get: c.get}
 	}
 	return []setting{
-		mk("addr", "HERALD_ADDR", "127.0.0.1:8080", "listen address (port 0 picks a free port)", false, str(&c.Addr)),
-		mk("database-url", "HERALD_DATABASE_URL", "sqlite:herald.db", "sqlite:PATH or postgres://…", true, str(&c.DatabaseURL)),
+		mk("addr", "HERALD_ADDR", "127.0.0.1:8080", "listen address (port 0 picks a free port)", false, addr(&c.Addr)),
+		mk("database-url", "HERALD_DATABASE_URL", "sqlite:herald.db", "sqlite:PATH or postgres://…", true, database(&c.DatabaseURL)),
 		mk("database-max-open-conns", "HERALD_DATABASE_MAX_OPEN_CONNS", "0", "database pool size; 0 picks 8 for SQLite, 20 for PostgreSQL", false, num(&c.DatabaseMaxOpenConns, 0, 1000)),
-		mk("whatsapp-api-url", "HERALD_WHATSAPP_API_URL", "https://graph.facebook.com/v24.0", "Cloud API base, version included", false, str(&c.WhatsAppAPIURL)),
+		mk("whatsapp-api-url", "HERALD_WHATSAPP_API_URL", "https://graph.facebook.com/v24.0", "Cloud API base, version included", false, baseURL(&c.WhatsAppAPIURL)),
 		mk("whatsapp-access-token", "HERALD_WHATSAPP_ACCESS_TOKEN", "", "Cloud API token; without it live messages go to the sandbox", true, str(&c.WhatsAppAccessToken)),
 		mk("whatsapp-phone-number-id", "HERALD_WHATSAPP_PHONE_NUMBER_ID", "", "default sender number id", false, str(&c.WhatsAppPhoneID)),
-		mk("whatsapp-waba-id", "HERALD_WHATSAPP_WABA_ID", "", "business account id, for template sync", false, str(&c.WhatsAppWABAID)),
-		mk("whatsapp-app-secret", "HERALD_WHATSAPP_APP_SECRET", "", "webhook signature secret(s), comma-separated", true, str(&c.WhatsAppAppSecret)),
-		mk("whatsapp-verify-token", "HERALD_WHATSAPP_VERIFY_TOKEN", "", "webhook verification token", true, str(&c.WhatsAppVerifyToken)),
+		mk("whatsapp-waba-id", "HERALD_WHATSAPP_WABA_ID", "", "business account id, for template sync", false, str(&c.WhatsAppWABAID)).
+			until("template sync arrives"),
+		mk("whatsapp-app-secret", "HERALD_WHATSAPP_APP_SECRET", "", "webhook signature secret(s), comma-separated", true, str(&c.WhatsAppAppSecret)).
+			until("the webhook endpoint arrives"),
+		mk("whatsapp-verify-token", "HERALD_WHATSAPP_VERIFY_TOKEN", "", "webhook verification token", true, str(&c.WhatsAppVerifyToken)).
+			until("the webhook endpoint arrives"),
 		mk("whatsapp-mps", "HERALD_WHATSAPP_MPS", "80", "messages per second per sender number, up to 1000", false, num(&c.WhatsAppMPS, 1, 1000)),
-		mk("media-allowed-hosts", "HERALD_MEDIA_ALLOWED_HOSTS", "", "host[:port] list exempt from the private-address block", false, str(&c.MediaAllowedHosts)),
-		mk("media-allow-http", "HERALD_MEDIA_ALLOW_HTTP", "false", "accept plain http media URLs", false, boolean(&c.MediaAllowHTTP)),
-		mk("rate-limit", "HERALD_RATE_LIMIT", "50", "requests per second per key", false, positive(&c.RateLimit)),
-		mk("rate-burst", "HERALD_RATE_BURST", "100", "burst per key", false, num(&c.RateBurst, 1, 1_000_000)),
+		mk("media-allowed-hosts", "HERALD_MEDIA_ALLOWED_HOSTS", "", "host[:port] list exempt from the private-address block", false, str(&c.MediaAllowedHosts)).
+			until("media headers are fetched and inspected"),
+		mk("media-allow-http", "HERALD_MEDIA_ALLOW_HTTP", "false", "accept plain http media URLs", false, boolean(&c.MediaAllowHTTP)).
+			until("media headers are fetched and inspected"),
+		mk("rate-limit", "HERALD_RATE_LIMIT", "50", "requests per second per key", false, positive(&c.RateLimit)).
+			until("per-key rate limiting arrives"),
+		mk("rate-burst", "HERALD_RATE_BURST", "100", "burst per key", false, num(&c.RateBurst, 1, 1_000_000)).
+			until("per-key rate limiting arrives"),
 		mk("log-format", "HERALD_LOG_FORMAT", logFormatDefault, "json or console (console on a terminal)", false, oneOf(&c.LogFormat, "json", "console")),
 		mk("log-level", "HERALD_LOG_LEVEL", "info", "debug, info, warn or error", false, oneOf(&c.LogLevel, "debug", "info", "warn", "error")),
 		mk("key-cache-ttl", "HERALD_KEY_CACHE_TTL", "30s", "how long a verified key is trusted before it is read again", false, dur(&c.KeyCacheTTL)),
@@ -152,11 +215,11 @@ func newFlagSet(name string, getenv func(string) string, stderr io.Writer, logFo
 				return nil, nil, fmt.Errorf("%s: %w", s.env, err)
 			}
 		}
-		def := s.def
-		if def == "" {
-			def = "none"
+		if s.isBool {
+			fs.BoolFunc(s.flag, s.help(), s.set)
+		} else {
+			fs.Func(s.flag, s.help(), s.set)
 		}
-		fs.Func(s.flag, fmt.Sprintf("%s\n(%s, default %s)", s.usage, s.env, def), s.set)
 	}
 	return fs, c, nil
 }
@@ -179,16 +242,55 @@ func (c *Config) masked() map[string]string {
 	return out
 }
 
-// maskURL hides a URL's password.
+// inactiveSet lists the settings given a value other than their default
+// that nothing uses yet, each with when it takes effect.
+func (c *Config) inactiveSet() map[string]string {
+	var scratch Config
+	defaults := settings(&scratch, c.LogFormat)
+	out := map[string]string{}
+	for i, s := range settings(c, c.LogFormat) {
+		if s.inactive == "" {
+			continue
+		}
+		if err := defaults[i].set(s.def); err == nil && defaults[i].get() != s.get() {
+			out[s.env] = s.inactive
+		}
+	}
+	return out
+}
+
+// checkDatabaseURL accepts sqlite:PATH and postgres:// or postgresql:// URLs.
+func checkDatabaseURL(s string) error {
+	switch {
+	case strings.HasPrefix(s, "sqlite:"):
+		if strings.TrimPrefix(s, "sqlite:") == "" {
+			return fmt.Errorf("%q names no file: want sqlite:PATH", s)
+		}
+		return nil
+	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
+		if _, err := url.Parse(s); err != nil {
+			return fmt.Errorf("%q is not a valid URL", maskURL(s))
+		}
+		return nil
+	}
+	return fmt.Errorf("%q: want sqlite:PATH or postgres://…", maskURL(s))
+}
+
+// maskURL hides a URL's password, in its user part or its query.
 func maskURL(s string) string {
+	const placeholder = "HERALDMASKED" // survives URL encoding unchanged
 	u, err := url.Parse(s)
 	if err != nil {
 		return "****"
 	}
 	if u.User != nil {
 		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), "****")
+			u.User = url.UserPassword(u.User.Username(), placeholder)
 		}
 	}
-	return u.String()
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", placeholder)
+		u.RawQuery = q.Encode()
+	}
+	return strings.ReplaceAll(u.String(), placeholder, "****")
 }

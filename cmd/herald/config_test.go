@@ -43,43 +43,86 @@ func TestConfigEnvironmentAndFlags(t *testing.T) {
 	if c.KeyCacheTTL != 5*time.Second || !c.MediaAllowHTTP {
 		t.Errorf("environment not applied: %+v", c)
 	}
+	fs, c, _ = newFlagSet("serve", env, io.Discard, "json")
+	if err := fs.Parse([]string{"--media-allow-http=false"}); err != nil || c.MediaAllowHTTP {
+		t.Errorf("--media-allow-http=false over HERALD_MEDIA_ALLOW_HTTP=true: %v %v", c.MediaAllowHTTP, err)
+	}
 }
 
 func TestConfigRefusesBadValues(t *testing.T) {
 	t.Parallel()
 	for env, val := range map[string]string{
 		"HERALD_KEY_CACHE_TTL": "soon", "HERALD_WHATSAPP_MPS": "5000", "HERALD_LOG_FORMAT": "xml",
-		"HERALD_RATE_LIMIT": "-1", "HERALD_MEDIA_ALLOW_HTTP": "maybe",
+		"HERALD_RATE_LIMIT": "-1", "HERALD_MEDIA_ALLOW_HTTP": "maybe", "HERALD_ADDR": "localhost",
+		"HERALD_DATABASE_URL": "mysql://herald:pw@db/herald", "HERALD_WHATSAPP_API_URL": "graph.facebook.com",
+		"HERALD_LOG_LEVEL": "loud", "HERALD_RATE_BURST": "1.5", "HERALD_SANDBOX_STEP_DELAY": "0s",
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), []string{"serve"}, envOf(map[string]string{env: val}), nil, io.Discard, &stderr)
 		if code != 2 || !strings.Contains(stderr.String(), env) {
 			t.Errorf("%s=%s: exit %d, stderr %q; want exit 2 naming the variable", env, val, code, stderr.String())
 		}
+		if strings.Contains(stderr.String(), "pw@") {
+			t.Errorf("%s=%s: the error shows the password: %q", env, val, stderr.String())
+		}
+	}
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"serve", "--rate-limit", "fast"}, envOf(nil), nil, io.Discard, &stderr); code != 2 ||
+		!strings.Contains(stderr.String(), "rate-limit") {
+		t.Errorf("a bad flag value: exit %d, stderr %q; want exit 2 naming the flag", code, stderr.String())
 	}
 }
 
+func TestInactiveSettingsAreNamedWhenSet(t *testing.T) {
+	t.Parallel()
+	fs, c, err := newFlagSet("serve", envOf(map[string]string{"HERALD_RATE_LIMIT": "10", "HERALD_RATE_BURST": "100"}), io.Discard, "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Parse([]string{"--media-allow-http"}); err != nil {
+		t.Fatal(err)
+	}
+	got := c.inactiveSet()
+	if len(got) != 2 || got["HERALD_RATE_LIMIT"] == "" || got["HERALD_MEDIA_ALLOW_HTTP"] == "" {
+		t.Errorf("inactive settings given a value: %v; want HERALD_RATE_LIMIT and HERALD_MEDIA_ALLOW_HTTP (the burst is its default)", got)
+	}
+}
+
+// TestServeHelpListsEverySetting pins herald serve --help: on stdout, exit
+// 0, every setting with its flag, its variable and its default, and when a
+// setting nothing uses yet takes effect.
 func TestServeHelpListsEverySetting(t *testing.T) {
 	t.Parallel()
-	var stderr bytes.Buffer
-	if code := run(context.Background(), []string{"serve", "--help"}, envOf(nil), nil, io.Discard, &stderr); code != 0 {
-		t.Fatalf("serve --help exited %d", code)
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"serve", "--help"}, envOf(nil), nil, &stdout, &stderr); code != 0 || stderr.Len() != 0 {
+		t.Fatalf("serve --help exited %d, stderr %q", code, stderr.String())
 	}
+	help := stdout.String()
 	var c Config
 	for _, s := range settings(&c, "json") {
-		if !strings.Contains(stderr.String(), "-"+s.flag) || !strings.Contains(stderr.String(), s.env) {
-			t.Errorf("--help does not list --%s / %s", s.flag, s.env)
+		def := s.def
+		if def == "" {
+			def = "none"
+		}
+		if !strings.Contains(help, "-"+s.flag+" ") && !strings.Contains(help, "-"+s.flag+"\n") {
+			t.Errorf("--help does not list --%s", s.flag)
+		}
+		if !strings.Contains(help, "("+s.env+", default "+def+")") {
+			t.Errorf("--help does not list %s with its default %s", s.env, def)
+		}
+		if s.inactive != "" && !strings.Contains(help, "takes effect when "+s.inactive) {
+			t.Errorf("--help does not say when %s takes effect", s.env)
 		}
 	}
 	for _, v := range []string{"HERALD_ADDR", "HERALD_DATABASE_URL", "HERALD_WHATSAPP_API_URL", "HERALD_WHATSAPP_ACCESS_TOKEN",
 		"HERALD_WHATSAPP_PHONE_NUMBER_ID", "HERALD_WHATSAPP_WABA_ID", "HERALD_WHATSAPP_APP_SECRET", "HERALD_WHATSAPP_VERIFY_TOKEN",
 		"HERALD_MEDIA_ALLOWED_HOSTS", "HERALD_MEDIA_ALLOW_HTTP", "HERALD_RATE_LIMIT", "HERALD_RATE_BURST", "HERALD_WHATSAPP_MPS",
-		"HERALD_LOG_FORMAT"} {
-		if !strings.Contains(stderr.String(), v) {
-			t.Errorf("--help does not list DESIGN's %s", v)
+		"HERALD_LOG_FORMAT", "HERALD_LOG_LEVEL", "HERALD_KEY_CACHE_TTL", "HERALD_SANDBOX_STEP_DELAY", "HERALD_LEASE_DURATION"} {
+		if !strings.Contains(help, v) {
+			t.Errorf("--help does not list %s", v)
 		}
 	}
-	if !strings.Contains(stderr.String(), "default 127.0.0.1:8080") {
+	if !strings.Contains(help, "(HERALD_ADDR, default 127.0.0.1:8080)") {
 		t.Errorf("--help does not show defaults")
 	}
 }
@@ -88,7 +131,7 @@ func TestMaskedHidesSecrets(t *testing.T) {
 	t.Parallel()
 	env := envOf(map[string]string{
 		"HERALD_WHATSAPP_ACCESS_TOKEN": "EAAG-secret-token", "HERALD_WHATSAPP_APP_SECRET": "appsecret",
-		"HERALD_DATABASE_URL": "postgres://herald:pgpass@db:5432/herald",
+		"HERALD_DATABASE_URL": "postgres://herald:pgpass@db:5432/herald?sslmode=require", "HERALD_WHATSAPP_VERIFY_TOKEN": "verify-me",
 	})
 	fs, c, err := newFlagSet("serve", env, io.Discard, "json")
 	if err != nil {
@@ -96,13 +139,34 @@ func TestMaskedHidesSecrets(t *testing.T) {
 	}
 	fs.Parse(nil)
 	m := c.masked()
-	dump := strings.Join([]string{m["HERALD_WHATSAPP_ACCESS_TOKEN"], m["HERALD_WHATSAPP_APP_SECRET"], m["HERALD_DATABASE_URL"]}, " ")
-	for _, secret := range []string{"EAAG-secret-token", "appsecret", "pgpass"} {
-		if strings.Contains(dump, secret) {
-			t.Errorf("masked settings show %q: %s", secret, dump)
+	var dump strings.Builder
+	for _, v := range m {
+		dump.WriteString(v + " ")
+	}
+	for _, secret := range []string{"EAAG-secret-token", "appsecret", "pgpass", "verify-me"} {
+		if strings.Contains(dump.String(), secret) {
+			t.Errorf("masked settings show %q: %s", secret, dump.String())
 		}
 	}
-	if !strings.Contains(m["HERALD_DATABASE_URL"], "db:5432") {
-		t.Errorf("the database host should stay visible: %s", m["HERALD_DATABASE_URL"])
+	if !strings.Contains(m["HERALD_DATABASE_URL"], "db:5432") || !strings.Contains(m["HERALD_DATABASE_URL"], "sslmode=require") {
+		t.Errorf("the database host and options should stay visible: %s", m["HERALD_DATABASE_URL"])
+	}
+	if m["HERALD_ADDR"] != "127.0.0.1:8080" {
+		t.Errorf("a setting that is no secret should show as is: %q", m["HERALD_ADDR"])
+	}
+	for in, want := range map[string]string{
+		"postgres://db/herald?user=herald&password=qpass": "postgres://db/herald?password=****&user=herald",
+		"postgres://herald:p%40ss@db:5432/herald":         "postgres://herald:****@db:5432/herald",
+		"postgres://herald@db/herald":                     "postgres://herald@db/herald",
+	} {
+		if got := maskURL(in); got != want {
+			t.Errorf("maskURL(%s) = %s, want %s", in, got, want)
+		}
+	}
+	sqlite := map[string]string{"HERALD_DATABASE_URL": "sqlite:/var/lib/herald/herald.db"}
+	fs, c, _ = newFlagSet("serve", envOf(sqlite), io.Discard, "json")
+	fs.Parse(nil)
+	if got := c.masked()["HERALD_DATABASE_URL"]; got != sqlite["HERALD_DATABASE_URL"] {
+		t.Errorf("a SQLite path holds no secret and should show as is: %s", got)
 	}
 }

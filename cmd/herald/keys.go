@@ -31,7 +31,7 @@ type keyJSON struct {
 
 func keysCreate(e env, args []string) error {
 	var name, mode, workspace string
-	c, err := parseCommand(e, "keys create", args, func(fs *flag.FlagSet) {
+	c, err := parseCommand(e, "keys create", args, "", func(fs *flag.FlagSet) {
 		fs.StringVar(&name, "name", "", "key name (required)")
 		fs.StringVar(&mode, "mode", "test", "live or test")
 		workspaceFlag(fs, &workspace)
@@ -65,7 +65,7 @@ func keysCreate(e env, args []string) error {
 
 func keysList(e env, args []string) error {
 	var workspace string
-	c, err := parseCommand(e, "keys list", args, func(fs *flag.FlagSet) {
+	c, err := parseCommand(e, "keys list", args, "", func(fs *flag.FlagSet) {
 		workspaceFlag(fs, &workspace)
 	})
 	if err != nil {
@@ -104,14 +104,11 @@ func keysList(e env, args []string) error {
 
 func keysRevoke(e env, args []string) error {
 	var workspace string
-	c, err := parseCommand(e, "keys revoke", args, func(fs *flag.FlagSet) {
+	c, err := parseCommand(e, "keys revoke", args, "one key id", func(fs *flag.FlagSet) {
 		workspaceFlag(fs, &workspace)
 	})
 	if err != nil {
 		return err
-	}
-	if len(c.args) != 1 {
-		return fmt.Errorf("%w: keys revoke takes one key id", errUsage)
 	}
 	var h *app.RevokeKeyHandler
 	return c.withApp(e, func() error {

@@ -8,7 +8,7 @@ import (
 
 // migrate applies the embedded migrations to the configured database.
 func migrate(e env, args []string) error {
-	c, err := parseCommand(e, "migrate", args, nil)
+	c, err := parseCommand(e, "migrate", args, "", nil)
 	if err != nil {
 		return err
 	}

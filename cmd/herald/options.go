@@ -74,10 +74,14 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 	), nil
 }
 
+// whatsApp is the Cloud API adapter's part of the configuration.
+func (c *Config) whatsApp() whatsapp.Config {
+	return whatsapp.Config{APIURL: c.WhatsAppAPIURL, AccessToken: c.WhatsAppAccessToken, PhoneNumberID: c.WhatsAppPhoneID}
+}
+
 // liveSender picks the sender for live keys.
 func liveSender(cfg *Config) fx.Option {
-	wa := whatsapp.Config{APIURL: cfg.WhatsAppAPIURL, AccessToken: cfg.WhatsAppAccessToken, PhoneNumberID: cfg.WhatsAppPhoneID}
-	if wa.Configured() {
+	if wa := cfg.whatsApp(); wa.Configured() {
 		return fx.Options(fx.Supply(wa), whatsapp.Module)
 	}
 	return fx.Provide(fx.Annotate(func(s *sandbox.Sender) ports.WhatsAppSender { return s }, fx.ResultTags(`name:"live"`)))

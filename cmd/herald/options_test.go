@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/fx"
@@ -44,36 +47,82 @@ func TestGraphsAreComplete(t *testing.T) {
 			t.Errorf("CLI graph for %s: %v", url, err)
 		}
 	}
-	live := testConfig(t, "postgres://postgres@127.0.0.1:5432/herald")
-	live.WhatsAppAccessToken, live.WhatsAppPhoneID = "token", "106540352242922"
-	opts, err := appOptions(live, io.Discard)
-	if err != nil {
-		t.Fatal(err)
+	for _, url := range []string{"sqlite:" + filepath.Join(t.TempDir(), "h.db"), "postgres://postgres@127.0.0.1:5432/herald"} {
+		live := testConfig(t, url)
+		live.WhatsAppAccessToken, live.WhatsAppPhoneID = "token", "106540352242922"
+		opts, err := appOptions(live, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fx.ValidateApp(opts); err != nil {
+			t.Errorf("server graph for %s and the Cloud API: %v", url, err)
+		}
 	}
-	if err := fx.ValidateApp(opts); err != nil {
-		t.Errorf("server graph for PostgreSQL and the Cloud API: %v", err)
-	}
-	if _, err := appOptions(testConfig(t, "mysql://x"), io.Discard); err == nil {
+	if _, err := appOptions(&Config{DatabaseURL: "mysql://x"}, io.Discard); err == nil {
 		t.Error("an unsupported database URL must be refused")
 	}
 }
 
+// TestServerStartsAndStops starts the server's graph on a temporary SQLite
+// file and a free loopback port, and asks it over HTTP whether it is up and
+// ready.
 func TestServerStartsAndStops(t *testing.T) {
 	t.Parallel()
 	c := testConfig(t, "sqlite:"+filepath.Join(t.TempDir(), "h.db"))
-	opts, err := appOptions(c, io.Discard)
+	var logs syncBuffer
+	opts, err := appOptions(c, &logs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var srv *http.Server
-	a := fxtest.New(t, opts, fx.Populate(&srv))
+	a := fxtest.New(t, opts)
 	a.RequireStart()
-	rec := httptest.NewRecorder()
-	srv.Handler.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
-	if rec.Code != http.StatusOK {
-		t.Errorf("/readyz after start: %d %s", rec.Code, rec.Body)
+	addr := listeningAddr(t, logs.String())
+	for _, path := range []string{"/healthz", "/readyz"} {
+		res, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s after start: %d %s", path, res.StatusCode, body)
+		}
 	}
 	a.RequireStop()
+	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		t.Error("the server still answers after stop")
+	}
+}
+
+// listeningAddr finds the address in the server's JSON "listening" line.
+func listeningAddr(t *testing.T, logs string) string {
+	t.Helper()
+	for line := range strings.Lines(logs) {
+		var l struct{ Msg, Addr string }
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "listening" && l.Addr != "" {
+			return l.Addr
+		}
+	}
+	t.Fatalf("no listening line in the log:\n%s", logs)
+	return ""
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines to log into.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // cliTargets asks for everything the CLI commands use.

@@ -118,12 +118,16 @@ func dispatch(e env, args []string) error {
 type command struct {
 	cfg  *Config
 	fs   *flag.FlagSet
-	json *bool
+	json *bool // nil for serve
 	args []string
+
+	about string    // what --help prints before the flags
+	help  io.Writer // where --help prints
 }
 
-// newCommand prepares a flag set with every setting, --json and the
-// command's own flags (added by addFlags).
+// newCommand prepares a flag set with every setting and the command's own
+// flags (added by addFlags). The flag package prints nothing: a bad flag is
+// returned as an error, and --help prints the command's help on stdout.
 func newCommand(e env, name string, addFlags func(fs *flag.FlagSet)) (*command, error) {
 	logFormat := "json"
 	if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -133,20 +137,44 @@ func newCommand(e env, name string, addFlags func(fs *flag.FlagSet)) (*command, 
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	c := &command{cfg: cfg, fs: fs, json: fs.Bool("json", false, "print one JSON value on stdout")}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	c := &command{cfg: cfg, fs: fs, about: "Usage: herald " + name + " [flags]", help: e.stdout}
 	if addFlags != nil {
 		addFlags(fs)
 	}
 	return c, nil
 }
 
-// parseCommand is newCommand followed by parse.
-func parseCommand(e env, name string, args []string, addFlags func(fs *flag.FlagSet)) (*command, error) {
+// parseCommand is newCommand with --json, followed by parse. The command
+// takes one positional argument, an ID, when arg describes it ("one key
+// id"), otherwise none.
+func parseCommand(e env, name string, args []string, arg string, addFlags func(fs *flag.FlagSet)) (*command, error) {
 	c, err := newCommand(e, name, addFlags)
 	if err != nil {
 		return nil, err
 	}
-	return c, c.parse(args)
+	c.json = c.fs.Bool("json", false, "print one JSON value on stdout")
+	if arg != "" {
+		c.about = "Usage: herald " + name + " ID [flags]"
+	}
+	if err := c.parse(args); err != nil {
+		return nil, err
+	}
+	return c, c.positional(arg)
+}
+
+// positional checks the number of positional arguments: one when arg
+// describes it, none otherwise. A stray word is an error, not ignored: it is
+// usually a value that lost its quotes (--body Hi {{1}}).
+func (c *command) positional(arg string) error {
+	switch {
+	case arg == "" && len(c.args) > 0:
+		return fmt.Errorf("%w: herald %s takes no argument %q (quote values that contain spaces)", errUsage, c.fs.Name(), c.args[0])
+	case arg != "" && len(c.args) != 1:
+		return fmt.Errorf("%w: herald %s takes %s", errUsage, c.fs.Name(), arg)
+	}
+	return nil
 }
 
 // workspaceFlag registers --workspace.
@@ -159,9 +187,10 @@ func (c *command) parse(args []string) error {
 	for {
 		if err := c.fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				c.printHelp()
 				return err
 			}
-			return fmt.Errorf("%w: %v", errUsage, err)
+			return fmt.Errorf("%w: %v (see herald %s --help)", errUsage, err, c.fs.Name())
 		}
 		args = c.fs.Args()
 		if len(args) == 0 {
@@ -170,6 +199,15 @@ func (c *command) parse(args []string) error {
 		c.args = append(c.args, args[0])
 		args = args[1:]
 	}
+}
+
+// printHelp prints the command's usage and every flag with its variable
+// and default.
+func (c *command) printHelp() {
+	fmt.Fprintf(c.help, "%s\n\n", c.about)
+	c.fs.SetOutput(c.help)
+	c.fs.PrintDefaults()
+	c.fs.SetOutput(io.Discard)
 }
 
 // withApp starts the CLI's object graph (store, use cases; no server, no

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -18,11 +18,12 @@ func serve(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c.fs.Usage = func() {
-		fmt.Fprint(e.stderr, "Usage: herald serve [flags]\n\nRuns the API server and the dispatcher. Every setting is a flag and a HERALD_* variable:\n\n")
-		c.fs.PrintDefaults()
-	}
+	c.about = "Usage: herald serve [flags]\n\nRuns the API server and the dispatcher. Every setting is a flag whose default\n" +
+		"comes from its HERALD_* variable (a flag wins over the variable):"
 	if err := c.parse(args); err != nil {
+		return err
+	}
+	if err := c.positional(""); err != nil {
 		return err
 	}
 	opts, err := appOptions(c.cfg, e.stderr)
@@ -37,17 +38,24 @@ func serve(e env, args []string) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
+	logStart(log, c.cfg)
 	if err := a.Start(e.ctx); err != nil {
 		return err
 	}
-	logStart(log, c.cfg)
 	if ks, err := keys.Handle(e.ctx, app.ListKeys{}); err == nil && len(ks) == 0 {
 		log.Info("no API keys yet: create one with `herald keys create --name dev --mode test`")
 	}
 	<-e.ctx.Done()
 	log.Info("shutting down")
-	return a.Stop(context.WithoutCancel(e.ctx))
+	stop, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), stopTimeout)
+	defer cancel()
+	return a.Stop(stop)
 }
+
+// stopTimeout bounds a graceful shutdown: the HTTP server drains (20 s at
+// most) while the dispatcher finishes its in-flight sends. Messages still
+// leased when it runs out are claimed again once their lease expires.
+const stopTimeout = 30 * time.Second
 
 func logStart(log *zap.Logger, cfg *Config) {
 	settings := cfg.masked()
@@ -62,7 +70,13 @@ func logStart(log *zap.Logger, cfg *Config) {
 		fields = append(fields, zap.String(strings.ToLower(k), settings[k]))
 	}
 	log.Info("configuration", fields...)
-	if cfg.WhatsAppAccessToken == "" || cfg.WhatsAppPhoneID == "" {
+	inactive := cfg.inactiveSet()
+	for _, k := range names {
+		if when, ok := inactive[k]; ok {
+			log.Warn("setting has no effect yet", zap.String("setting", k), zap.String("takes_effect_when", when))
+		}
+	}
+	if !cfg.whatsApp().Configured() {
 		log.Warn("live messages go to the sandbox: set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_PHONE_NUMBER_ID to send through the Cloud API")
 	} else {
 		log.Info("live messages go to the WhatsApp Cloud API", zap.String("api_url", cfg.WhatsAppAPIURL),

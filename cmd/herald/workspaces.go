@@ -9,7 +9,7 @@ import (
 
 func workspacesCreate(e env, args []string) error {
 	var name string
-	c, err := parseCommand(e, "workspaces create", args, func(fs *flag.FlagSet) {
+	c, err := parseCommand(e, "workspaces create", args, "", func(fs *flag.FlagSet) {
 		fs.StringVar(&name, "name", "", "workspace name (required)")
 	})
 	if err != nil {
