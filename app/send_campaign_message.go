@@ -130,7 +130,9 @@ func (h *SendCampaignMessageHandler) dryRun(ctx context.Context, p domain.Princi
 	if err := contact.CanReceive(); err != nil {
 		return SendCampaignMessageResult{}, err
 	}
-	msg := domain.NewMessage("", c, contact, p, prep, h.clock.Now())
+	// The message gets an id, never stored, so the payload shows
+	// biz_opaque_callback_data as a real send would carry it.
+	msg := domain.NewMessage(domain.MessageID(h.ids.NewID(domain.PrefixMessage)), c, contact, p, prep, h.clock.Now())
 	return SendCampaignMessageResult{Message: msg, Payload: ports.OutboundFor(msg).Payload(), DryRun: true}, nil
 }
 

@@ -51,6 +51,9 @@ func NewCampaign(id CampaignID, ws WorkspaceID, name string, tmpl Template, now 
 	if name == "" || utf8.RuneCountInString(name) > 200 {
 		return Campaign{}, InvalidParameter("name", "a campaign needs a name of 1 to 200 characters")
 	}
+	if !utf8.ValidString(name) {
+		return Campaign{}, InvalidParameter("name", "the name is not valid UTF-8")
+	}
 	if tmpl.Name == "" {
 		return Campaign{}, InvalidParameter("template", "a campaign needs a template")
 	}

@@ -31,14 +31,37 @@ func CheckMediaURL(raw string) error {
 		return bad("the media header URL must not carry credentials")
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "" {
+		return bad("the media header URL must be an absolute https URL")
+	}
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return bad("the media header URL must point to a public host")
 	}
-	if addr, err := netip.ParseAddr(host); err == nil {
-		addr = addr.Unmap()
-		if !addr.IsGlobalUnicast() || addr.IsPrivate() {
-			return bad("the media header URL must point to a public address")
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		// URL parsers that follow the WHATWG standard (browsers, most
+		// fetchers) read a host whose last label is a number as an IPv4
+		// address in any form: 127.1, 2130706433, 0x7f000001, 0177.0.0.1.
+		// Only the standard dotted form is checked above, so refuse the
+		// others rather than let them name a loopback or private address.
+		if endsInNumber(host) {
+			return bad("the media header URL must give an IP address in standard dotted form")
 		}
+		return nil
+	}
+	addr = addr.Unmap()
+	if !addr.IsGlobalUnicast() || addr.IsPrivate() {
+		return bad("the media header URL must point to a public address")
 	}
 	return nil
+}
+
+// endsInNumber reports whether host's last label is a decimal or hex number,
+// which makes the WHATWG URL parser read the host as an IPv4 address.
+func endsInNumber(host string) bool {
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	if hex, ok := strings.CutPrefix(last, "0x"); ok {
+		return strings.Trim(hex, "0123456789abcdef") == ""
+	}
+	return last != "" && strings.Trim(last, "0123456789") == ""
 }

@@ -79,6 +79,20 @@ func NewTemplate(name, language string, header HeaderFormat, headerText, body, f
 	if header.IsZero() {
 		header = HeaderNone
 	}
+	// Meta takes JSON, which cannot carry invalid UTF-8, and PostgreSQL
+	// refuses it in text columns: say so here rather than fail later.
+	for _, f := range []struct{ param, what, value string }{
+		{"headerText", "header text", headerText}, {"body", "body", body}, {"footer", "footer", footer},
+	} {
+		if !utf8.ValidString(f.value) {
+			return Template{}, InvalidParameter(f.param, "the "+f.what+" is not valid UTF-8")
+		}
+	}
+	for _, l := range labels {
+		if !utf8.ValidString(l) {
+			return Template{}, InvalidParameter("variableLabels", "a variable label is not valid UTF-8")
+		}
+	}
 	if header == HeaderText {
 		if headerText == "" || utf8.RuneCountInString(headerText) > MaxHeaderTextLength {
 			return Template{}, InvalidParameter("headerText", "a text header is 1 to 60 characters")
