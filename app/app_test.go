@@ -6,25 +6,34 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/heraldhq/herald/adapters/memstore"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
 )
 
-// clock is a settable clock for tests.
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// clock is a portsmock.ClockMock that stands still at t0 until a test moves
+// it.
 type clock struct {
+	*portsmock.ClockMock
 	mu  sync.Mutex
 	now time.Time
 }
 
-func newClock() *clock { return &clock{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
+func newClock() *clock {
+	c := &clock{now: t0}
+	c.ClockMock = &portsmock.ClockMock{NowFunc: func() time.Time {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.now
+	}}
+	return c
 }
 
 func (c *clock) Advance(d time.Duration) {
@@ -33,12 +42,17 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// fixture is a memstore with a default workspace, a test key and an active
-// campaign "Hi {{1}}, your code is {{2}}".
+// cmpDomain compares domain values, whose enums have unexported fields.
+var cmpDomain = cmp.Options{cmp.AllowUnexported(domain.MessageStatus{}, domain.KeyMode{}, domain.PhoneNumber{},
+	domain.HeaderFormat{}, domain.Direction{}, domain.CampaignStatus{})}
+
+// fixture is a memstore with a default workspace holding a test key and an
+// active campaign "Hi {{1}}, your code is {{2}}"; the clock stands at t0.
 type fixture struct {
 	st        *memstore.Store
 	clock     *clock
 	ids       *system.IDs
+	def       *app.EnsureDefaultWorkspaceHandler
 	principal domain.Principal
 	token     domain.Token
 	campaign  domain.Campaign
@@ -46,35 +60,106 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	ctx := context.Background()
 	f := &fixture{st: memstore.New(), clock: newClock(), ids: system.NewIDs()}
-	def := app.NewEnsureDefaultWorkspaceHandler(f.st, f.clock, f.ids)
-	k, err := app.NewCreateKeyHandler(f.st, f.st, def, f.clock, f.ids).Handle(ctx, app.CreateKey{Name: "t"})
+	f.def = app.NewEnsureDefaultWorkspaceHandler(f.st, f.clock, f.ids)
+	k, err := app.NewCreateKeyHandler(f.st, f.st, f.def, f.clock, f.ids).Handle(context.Background(), app.CreateKey{Name: "test key"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.token = k.Token
 	f.principal = domain.Principal{Workspace: k.Key.Workspace, Key: k.Key.ID, Mode: k.Key.Mode}
-	f.campaign, err = app.NewCreateCampaignHandler(f.st, f.st, def, f.clock, f.ids).Handle(ctx, app.CreateCampaign{
-		Name: "Welcome", TemplateName: "welcome", Language: "en_US", Body: "Hi {{1}}, your code is {{2}}", Activate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f.campaign = f.createCampaign(t, f.principal.Workspace, app.CreateCampaign{Name: "Welcome", TemplateName: "welcome",
+		Language: "en_US", Body: "Hi {{1}}, your code is {{2}}", VariableLabels: []string{"First name", "Code"}, Activate: true})
 	return f
 }
 
-func (f *fixture) sender(wake *app.Wakeup) *app.SendCampaignMessageHandler {
-	return app.NewSendCampaignMessageHandler(f.st, f.st, f.st, f.clock, f.ids, wake, nil)
-}
-
-func (f *fixture) send(t *testing.T, phone string) domain.Message {
+// createCampaign stores a campaign in ws.
+func (f *fixture) createCampaign(t *testing.T, ws domain.WorkspaceID, cmd app.CreateCampaign) domain.Campaign {
 	t.Helper()
-	res, err := f.sender(nil).Handle(context.Background(), app.SendCampaignMessage{
-		Principal: f.principal, PhoneNumber: phone, CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}})
+	cmd.Workspace = string(ws)
+	c, err := app.NewCreateCampaignHandler(f.st, f.st, f.def, f.clock, f.ids).Handle(context.Background(), cmd)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return c
+}
+
+// otherWorkspace creates a second workspace and returns it with an active
+// campaign of its own.
+func (f *fixture) otherWorkspace(t *testing.T) (domain.WorkspaceID, domain.Campaign) {
+	t.Helper()
+	w, err := app.NewCreateWorkspaceHandler(f.st, f.clock, f.ids).Handle(context.Background(), app.CreateWorkspace{Name: "Other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.ID, f.createCampaign(t, w.ID, app.CreateCampaign{Name: "Theirs", TemplateName: "welcome",
+		Language: "en_US", Body: "Hi {{1}}, your code is {{2}}", Activate: true})
+}
+
+func (f *fixture) sender(tx ports.Transactor, wake *app.Wakeup) *app.SendCampaignMessageHandler {
+	return app.NewSendCampaignMessageHandler(tx, f.st, f.st, f.clock, f.ids, wake, app.NewObserver(nil))
+}
+
+// send accepts a message to phone on the fixture's campaign.
+func (f *fixture) send(t *testing.T, p domain.Principal, phone string) domain.Message {
+	t.Helper()
+	res, err := f.sender(f.st, nil).Handle(context.Background(), app.SendCampaignMessage{
+		Principal: p, PhoneNumber: phone, CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}})
+	if err != nil {
+		t.Fatalf("send to %s: %v", phone, err)
 	}
 	return res.Message
 }
 
-var _ = portsmock.ClockMock{}
+func (f *fixture) message(t *testing.T, id domain.MessageID) domain.Message {
+	t.Helper()
+	m, err := f.st.GetMessage(context.Background(), f.principal.Workspace, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// stored counts what a workspace holds for a phone number: the contact (0
+// or 1), the fixture campaign's messages and the contact's thread entries.
+func (f *fixture) stored(t *testing.T, ws domain.WorkspaceID, phone string) (contacts, messages, entries int) {
+	t.Helper()
+	ctx := context.Background()
+	counts, err := f.st.CountMessagesByStatus(ctx, ws, f.campaign.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range counts {
+		messages += n
+	}
+	c, err := f.st.GetContactByPhone(ctx, ws, domain.MustPhoneNumber(phone))
+	if err != nil {
+		return 0, messages, 0
+	}
+	es, _, err := f.st.ListEntries(ctx, ws, c.ID, ports.Page{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 1, messages, len(es)
+}
+
+func history(at time.Time, statuses ...domain.MessageStatus) []domain.StatusChange {
+	h := make([]domain.StatusChange, len(statuses))
+	for i, s := range statuses {
+		h[i] = domain.StatusChange{Status: s, At: at}
+	}
+	return h
+}
+
+// signalled reports whether w fired, without waiting: Handle signals before
+// it returns.
+func signalled(w *app.Wakeup) bool {
+	select {
+	case <-w.C():
+		return true
+	default:
+		return false
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

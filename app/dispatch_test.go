@@ -2,9 +2,14 @@ package app_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/heraldhq/herald/adapters/sandbox"
 	"github.com/heraldhq/herald/app"
@@ -13,27 +18,32 @@ import (
 	"github.com/heraldhq/herald/ports/portsmock"
 )
 
-// notifyingSink applies status events through the real use case and then
-// reports each applied status on a channel, so tests wait on a signal.
+// notifyingSink applies status events through the real use case, then
+// reports each on a channel, so tests wait on a signal instead of sleeping.
 type notifyingSink struct {
-	rec *app.RecordStatusEventHandler
-	ch  chan ports.StatusEvent
+	rec    *app.RecordStatusEventHandler
+	events chan ports.StatusEvent
+}
+
+func newNotifyingSink(f *fixture) notifyingSink {
+	return notifyingSink{rec: app.NewRecordStatusEventHandler(f.st, app.NewObserver(nil)), events: make(chan ports.StatusEvent, 64)}
 }
 
 func (s notifyingSink) RecordStatus(ctx context.Context, e ports.StatusEvent) error {
 	err := s.rec.RecordStatus(ctx, e)
-	s.ch <- e
+	s.events <- e
 	return err
 }
 
-func (f *fixture) dispatcher(t *testing.T, live, test ports.WhatsAppSender) *app.Dispatcher {
-	t.Helper()
-	return app.NewDispatcher(f.st, f.st, app.Senders{Live: live, Sandbox: test}, f.clock, f.ids, nil, app.Config{}, app.NewObserver(nil))
+func (f *fixture) dispatcher(queue ports.MessageQueue, tx ports.Transactor, live, test ports.WhatsAppSender, cfg app.Config) *app.Dispatcher {
+	return app.NewDispatcher(queue, tx, app.Senders{Live: live, Sandbox: test}, f.clock, f.ids, nil, cfg, app.NewObserver(nil))
 }
 
-func dispatchAll(t *testing.T, d *app.Dispatcher) int {
+// dispatchOnce claims one batch, starts its sends and waits until every
+// outcome is recorded.
+func dispatchOnce(t *testing.T, d *app.Dispatcher) int {
 	t.Helper()
-	n, err := d.DispatchOnce(context.Background(), make(chan struct{}, 8))
+	n, err := d.DispatchOnce(context.Background(), make(chan struct{}, 4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,126 +51,313 @@ func dispatchAll(t *testing.T, d *app.Dispatcher) int {
 	return n
 }
 
-func TestSandboxMessagesReachTheirFinalStatus(t *testing.T) {
+// TestSandboxDeliversThroughTheStatusPipeline accepts test-mode messages,
+// dispatches them to the sandbox and waits for the sandbox's status events
+// to move each to its final status, magic numbers included.
+func TestSandboxDeliversThroughTheStatusPipeline(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	sink := notifyingSink{rec: app.NewRecordStatusEventHandler(f.st, nil), ch: make(chan ports.StatusEvent, 32)}
+	ctx := context.Background()
+	sink := newNotifyingSink(f)
 	sb := sandbox.New(sink, f.clock, sandbox.Config{}, nil)
 	t.Cleanup(sb.Close)
-	d := f.dispatcher(t, &portsmock.WhatsAppSenderMock{}, sb) // a live send would panic: these are test-mode messages
+	// A live send would panic: every message here is test mode.
+	d := f.dispatcher(f.st, f.st, &portsmock.WhatsAppSenderMock{}, sb, app.Config{})
 
+	undeliverable := &domain.Failure{Code: sandbox.UndeliverableCode, Title: "Message undeliverable"}
+	q, s, sent, dl, rd, fl := domain.StatusQueued, domain.StatusSending, domain.StatusSent, domain.StatusDelivered, domain.StatusRead, domain.StatusFailed
 	want := map[string]struct {
-		status domain.MessageStatus
-		events int
+		status  domain.MessageStatus
+		history []domain.MessageStatus
+		failure *domain.Failure
 	}{
-		"+14155552671": {domain.StatusRead, 3},
-		"+14155550001": {domain.StatusFailed, 1},
-		"+14155550002": {domain.StatusSent, 1},
-		"+14155550003": {domain.StatusDelivered, 2},
+		"+14155552671": {rd, []domain.MessageStatus{q, s, sent, dl, rd}, nil},
+		"+14155550001": {fl, []domain.MessageStatus{q, s, fl}, undeliverable},
+		"+14155550002": {sent, []domain.MessageStatus{q, s, sent}, nil},
+		"+14155550003": {dl, []domain.MessageStatus{q, s, sent, dl}, nil},
 	}
-	ids := map[string]domain.MessageID{}
-	total := 0
-	for phone, w := range want {
-		ids[phone] = f.send(t, phone).ID
-		total += w.events
+	accepted := map[string]domain.Message{}
+	for p := range want {
+		accepted[p] = f.send(t, f.principal, p)
 	}
-	if n := dispatchAll(t, d); n != len(want) {
-		t.Fatalf("claimed %d, want %d", n, len(want))
+	if n := dispatchOnce(t, d); n != len(want) {
+		t.Fatalf("claimed %d messages, want %d", n, len(want))
 	}
-	for range total {
+
+	final := func() bool {
+		for p, w := range want {
+			if f.message(t, accepted[p].ID).Status != w.status {
+				return false
+			}
+		}
+		return true
+	}
+	timeout := time.After(10 * time.Second)
+	for !final() {
 		select {
-		case <-sink.ch:
-		case <-time.After(10 * time.Second):
-			t.Fatal("status events stopped arriving")
+		case <-sink.events:
+		case <-timeout:
+			t.Fatal("the messages did not reach their final statuses")
 		}
 	}
-	for phone, w := range want {
-		m, err := f.st.GetMessage(context.Background(), f.principal.Workspace, ids[phone])
+	sb.Close() // no event is pending or in flight after this
+
+	for p, w := range want {
+		got := f.message(t, accepted[p].ID)
+		if !strings.HasPrefix(got.ProviderID, "wamid.") {
+			t.Errorf("%s: provider id %q, want a wamid", p, got.ProviderID)
+		}
+		m := accepted[p]
+		m.Status, m.History, m.Failure, m.ProviderID = w.status, history(t0, w.history...), w.failure, got.ProviderID
+		if diff := cmp.Diff(m, got, cmpDomain); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", p, diff)
+		}
+	}
+
+	// The thread and the statistics follow the messages.
+	readMsg := accepted["+14155552671"]
+	page, err := app.NewListConversationHandler(f.st, f.st, nil).Handle(ctx, app.ListConversation{Principal: f.principal, ContactID: string(readMsg.ContactID)})
+	if err != nil || len(page.Entries) != 1 || page.Entries[0].Status != domain.StatusRead {
+		t.Errorf("the thread of the read message: %+v (%v), want one entry with status read", page.Entries, err)
+	}
+	stats, err := app.NewGetCampaignStatsHandler(f.st, f.st, nil).Handle(ctx, app.GetCampaignStats{Principal: f.principal, CampaignID: string(f.campaign.ID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStats := domain.NewCampaignStats(map[domain.MessageStatus]int{rd: 1, fl: 1, sent: 1, dl: 1}, map[int]int{131026: 1})
+	if diff := cmp.Diff(wantStats, stats, cmpDomain); diff != "" || stats.DeliveryRate != 0.5 || stats.ReadRate != 0.5 {
+		t.Errorf("campaign stats (-want +got):\n%s", diff)
+	}
+
+	if n := dispatchOnce(t, d); n != 0 {
+		t.Fatalf("%d sent messages were claimed again", n)
+	}
+}
+
+// releaseSpy is a transactor over the store whose queue records every
+// release the dispatcher makes.
+type releaseSpy struct {
+	*portsmock.TransactorMock
+	mu       sync.Mutex
+	releases []release
+}
+
+type release struct {
+	id      domain.MessageID
+	attempt int
+	retryAt *time.Time
+}
+
+func newReleaseSpy(f *fixture) *releaseSpy {
+	s := &releaseSpy{}
+	s.TransactorMock = &portsmock.TransactorMock{WithinTxFunc: func(ctx context.Context, fn func(context.Context, ports.Repos) error) error {
+		return f.st.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+			queue := r.Queue
+			r.Queue = &portsmock.MessageQueueMock{ReleaseMessageFunc: func(ctx context.Context, id domain.MessageID, owner string, attempt int, retryAt *time.Time) error {
+				s.mu.Lock()
+				s.releases = append(s.releases, release{id, attempt, retryAt})
+				s.mu.Unlock()
+				return queue.ReleaseMessage(ctx, id, owner, attempt, retryAt)
+			}}
+			return fn(ctx, r)
+		})
+	}}
+	return s
+}
+
+func (s *releaseSpy) all() []release {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]release(nil), s.releases...)
+}
+
+// senderMock answers each send with the next of results, safely from
+// concurrent sends, and records what it was asked to send.
+type senderMock struct {
+	*portsmock.WhatsAppSenderMock
+}
+
+func newSenderMock(results ...error) senderMock {
+	var mu sync.Mutex
+	n := 0
+	return senderMock{&portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		var err error
+		if n < len(results) {
+			err = results[n]
+		}
+		n++
 		if err != nil {
-			t.Fatal(err)
+			return ports.SendResult{}, err
 		}
-		if m.Status != w.status || m.ProviderID == "" {
-			t.Errorf("%s: status %s (provider id %q), want %s", phone, m.Status, m.ProviderID, w.status)
-		}
-		if w.status == domain.StatusFailed && (m.Failure == nil || m.Failure.Code != sandbox.UndeliverableCode) {
-			t.Errorf("%s: failure %+v, want Meta's 131026", phone, m.Failure)
-		}
+		return ports.SendResult{ProviderID: fmt.Sprintf("wamid.%d", n), WaID: strings.TrimPrefix(m.To.String(), "+")}, nil
+	}}}
+}
+
+func TestRetryableFailureIsDueAgainLater(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.send(t, f.principal, phone).ID
+	sender := newSenderMock(&ports.SendError{Class: ports.ClassRetryable, Code: 131000, Title: "Something went wrong"})
+	spy := newReleaseSpy(f)
+	d := f.dispatcher(f.st, spy, sender, sender, app.Config{})
+
+	if n := dispatchOnce(t, d); n != 1 {
+		t.Fatalf("claimed %d, want 1", n)
 	}
-	if n := dispatchAll(t, d); n != 0 {
-		t.Fatalf("sent messages were claimed again: %d", n)
+	rel := spy.all()
+	if len(rel) != 1 || rel[0].id != id || rel[0].attempt != 1 || rel[0].retryAt == nil {
+		t.Fatalf("releases %+v, want attempt 1 released with a retry time", rel)
+	}
+	retryAt := *rel[0].retryAt
+	if retryAt.Before(t0.Add(time.Second)) || !retryAt.Before(t0.Add(2*time.Second)) {
+		t.Fatalf("first retry at %v, want within [1 s, 2 s) of %v", retryAt, t0)
+	}
+	m := f.message(t, id)
+	if m.Status != domain.StatusSending || m.Failure != nil || m.ProviderID != "" {
+		t.Fatalf("after a retryable failure: %s %+v %q, want still sending", m.Status, m.Failure, m.ProviderID)
+	}
+
+	if n := dispatchOnce(t, d); n != 0 {
+		t.Fatal("a failed send was claimed again at once, without backoff")
+	}
+	f.clock.Advance(retryAt.Sub(t0))
+	if n := dispatchOnce(t, d); n != 1 {
+		t.Fatalf("at the retry time: claimed %d, want 1", n)
+	}
+	rel = spy.all()
+	if len(rel) != 2 || rel[1].attempt != 2 || rel[1].retryAt != nil {
+		t.Fatalf("releases %+v, want attempt 2 released for good", rel)
+	}
+	if n := len(sender.SendCalls()); n != 2 {
+		t.Fatalf("%d sends, want 2", n)
+	}
+	m = f.message(t, id)
+	if m.ProviderID != "wamid.2" || m.Status != domain.StatusSending || m.Failure != nil {
+		t.Fatalf("after the retry: %s %q %+v", m.Status, m.ProviderID, m.Failure)
 	}
 }
 
-func TestRetryableFailureIsRetriedLater(t *testing.T) {
+// TestSendOutcomes: how each kind of send failure is recorded.
+func TestSendOutcomes(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	calls := 0
-	sender := &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
-		calls++
-		if calls == 1 {
-			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Code: 131000, Title: "Something went wrong"}
-		}
-		return ports.SendResult{ProviderID: "wamid.2"}, nil
-	}}
-	d := f.dispatcher(t, sender, sender)
-	id := f.send(t, "+14155552671").ID
-	dispatchAll(t, d)
-	if n := dispatchAll(t, d); n != 0 {
-		t.Fatal("a failed send was retried at once, without backoff")
+	cases := []struct {
+		name       string
+		cfg        app.Config
+		age        time.Duration // how long after acceptance the send happens
+		err        error
+		retryFrom  time.Duration // retry window after the send, when retried
+		retryUntil time.Duration
+		failure    *domain.Failure // when the message fails
+	}{
+		{name: "retryable", err: &ports.SendError{Class: ports.ClassRetryable, Code: 131000},
+			retryFrom: time.Second, retryUntil: 2 * time.Second},
+		{name: "retryable with Meta's hint", err: &ports.SendError{Class: ports.ClassRetryable, RetryAfter: 5 * time.Minute},
+			retryFrom: 5 * time.Minute, retryUntil: 5*time.Minute + 1},
+		{name: "hint beyond the cap", err: &ports.SendError{Class: ports.ClassRetryable, RetryAfter: time.Hour},
+			retryFrom: 10 * time.Minute, retryUntil: 10*time.Minute + 1},
+		{name: "pair limited", err: &ports.SendError{Class: ports.ClassPairLimited, Code: 131056},
+			retryFrom: time.Second, retryUntil: time.Second + 1},
+		{name: "throttled in test mode", err: &ports.SendError{Class: ports.ClassThrottled, Code: 130429},
+			retryFrom: time.Second, retryUntil: 2 * time.Second},
+		{name: "unclassified error", err: errors.New("connection reset"),
+			retryFrom: time.Second, retryUntil: 2 * time.Second},
+		{name: "permanent", err: &ports.SendError{Class: ports.ClassPermanent, Code: 132001, Title: "Template name does not exist in the translation"},
+			failure: &domain.Failure{Code: 132001, Title: "Template name does not exist in the translation"}},
+		{name: "out of attempts", cfg: app.Config{MaxAttempts: 1}, err: &ports.SendError{Class: ports.ClassRetryable, Code: 131000, Title: "Something went wrong"},
+			failure: &domain.Failure{Code: 131000, Title: "Something went wrong"}},
+		{name: "out of attempts without a title", cfg: app.Config{MaxAttempts: 1}, err: &ports.SendError{Class: ports.ClassRetryable, Err: errors.New("timeout")},
+			failure: &domain.Failure{Title: "gave up after 1 attempts: send failed (retryable): timeout"}},
+		{name: "too old", age: 25 * time.Hour, err: &ports.SendError{Class: ports.ClassRetryable, Code: 131000, Title: "Something went wrong"},
+			failure: &domain.Failure{Code: 131000, Title: "Something went wrong"}},
 	}
-	f.clock.Advance(11 * time.Minute) // past the longest backoff
-	if n := dispatchAll(t, d); n != 1 || calls != 2 {
-		t.Fatalf("after the backoff: claimed %d, sends %d", n, calls)
-	}
-	m, _ := f.st.GetMessage(context.Background(), f.principal.Workspace, id)
-	if m.ProviderID != "wamid.2" || m.Status != domain.StatusSending {
-		t.Fatalf("after the retry: %s %q", m.Status, m.ProviderID)
-	}
-}
-
-func TestPermanentFailureFailsWithMetasCode(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	sender := &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
-		return ports.SendResult{}, &ports.SendError{Class: ports.ClassPermanent, Code: 132001, Title: "Template name does not exist in the translation"}
-	}}
-	d := f.dispatcher(t, sender, sender)
-	id := f.send(t, "+14155552671").ID
-	dispatchAll(t, d)
-	m, _ := f.st.GetMessage(context.Background(), f.principal.Workspace, id)
-	if m.Status != domain.StatusFailed || m.Failure == nil || m.Failure.Code != 132001 {
-		t.Fatalf("%s %+v", m.Status, m.Failure)
-	}
-	f.clock.Advance(time.Hour)
-	if n := dispatchAll(t, d); n != 0 {
-		t.Fatal("a permanently failed message was claimed again")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			id := f.send(t, f.principal, phone).ID
+			f.clock.Advance(c.age)
+			sendAt := f.clock.Now()
+			sender := newSenderMock(c.err)
+			spy := newReleaseSpy(f)
+			d := f.dispatcher(f.st, spy, sender, sender, c.cfg)
+			if n := dispatchOnce(t, d); n != 1 {
+				t.Fatalf("claimed %d, want 1", n)
+			}
+			rel := spy.all()
+			if len(rel) != 1 || rel[0].attempt != 1 {
+				t.Fatalf("releases %+v, want one for attempt 1", rel)
+			}
+			m := f.message(t, id)
+			if c.failure != nil {
+				if rel[0].retryAt != nil {
+					t.Fatalf("a failed message is due again at %v", rel[0].retryAt)
+				}
+				if m.Status != domain.StatusFailed || m.History[len(m.History)-1].Status != domain.StatusFailed {
+					t.Fatalf("status %s, history %v, want failed", m.Status, m.History)
+				}
+				if diff := cmp.Diff(c.failure, m.Failure); diff != "" {
+					t.Fatalf("failure (-want +got):\n%s", diff)
+				}
+				f.clock.Advance(time.Hour)
+				if n := dispatchOnce(t, d); n != 0 {
+					t.Fatal("a failed message was claimed again")
+				}
+				return
+			}
+			if rel[0].retryAt == nil {
+				t.Fatal("a retryable failure was released for good")
+			}
+			if wait := rel[0].retryAt.Sub(sendAt); wait < c.retryFrom || wait >= c.retryUntil {
+				t.Fatalf("retry after %v, want within [%v, %v)", wait, c.retryFrom, c.retryUntil)
+			}
+			if m.Status != domain.StatusSending || m.Failure != nil {
+				t.Fatalf("a retried message is %s with failure %+v", m.Status, m.Failure)
+			}
+			// A claim at the retry time is the second attempt.
+			claimed, err := f.st.ClaimMessages(context.Background(), ports.Claim{Owner: "other", Now: *rel[0].retryAt,
+				LeaseUntil: rel[0].retryAt.Add(time.Minute), Limit: 10})
+			if err != nil || len(claimed) != 1 || claimed[0].Attempt != 2 {
+				t.Fatalf("claim at the retry time: %+v (%v), want attempt 2", claimed, err)
+			}
+		})
 	}
 }
 
 func TestLiveAndTestKeysUseTheirSenders(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	var live, test []ports.OutboundMessage
-	mk := func(into *[]ports.OutboundMessage) *portsmock.WhatsAppSenderMock {
-		return &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
-			*into = append(*into, m)
-			return ports.SendResult{ProviderID: "wamid." + string(m.ID)}, nil
-		}}
+	live, test := newSenderMock(), newSenderMock()
+	d := f.dispatcher(f.st, f.st, live, test, app.Config{})
+	testMsg := f.send(t, f.principal, "+14155552671")
+	livePrincipal := f.principal
+	livePrincipal.Mode = domain.ModeLive
+	liveMsg := f.send(t, livePrincipal, "+14155552672")
+	if n := dispatchOnce(t, d); n != 2 {
+		t.Fatalf("claimed %d, want 2", n)
 	}
-	d := f.dispatcher(t, mk(&live), mk(&test))
-	f.send(t, "+14155552671")
-	f.principal.Mode = domain.ModeLive
-	f.send(t, "+14155552672")
-	sem := make(chan struct{}, 1) // one at a time: the mocks append without locks
-	if _, err := d.DispatchOnce(context.Background(), sem); err != nil {
-		t.Fatal(err)
+	outbound := func(m domain.Message) []ports.OutboundMessage {
+		return []ports.OutboundMessage{{ID: m.ID, To: m.Phone, TemplateName: "welcome", Language: "en_US",
+			HeaderFormat: domain.HeaderNone, Variables: []string{"Ana", "1234"}}}
 	}
-	d.Wait()
-	if len(live) != 1 || live[0].To.String() != "+14155552672" || len(test) != 1 || test[0].To.String() != "+14155552671" {
-		t.Fatalf("live %v, test %v", live, test)
+	sentBy := func(s senderMock) []ports.OutboundMessage {
+		var out []ports.OutboundMessage
+		for _, c := range s.SendCalls() {
+			out = append(out, c.M)
+		}
+		return out
 	}
-	if test[0].Payload().BizOpaqueCallbackData != string(test[0].ID) {
-		t.Fatal("the payload must carry our message id for status matching")
+	if diff := cmp.Diff(outbound(liveMsg), sentBy(live), cmpDomain); diff != "" {
+		t.Errorf("live sender (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(outbound(testMsg), sentBy(test), cmpDomain); diff != "" {
+		t.Errorf("sandbox (-want +got):\n%s", diff)
+	}
+	for _, m := range []domain.Message{liveMsg, testMsg} {
+		if got := f.message(t, m.ID); got.ProviderID == "" {
+			t.Errorf("%s: the provider id was not recorded", m.ID)
+		}
 	}
 }
 
@@ -169,7 +366,7 @@ func TestLiveAndTestKeysUseTheirSenders(t *testing.T) {
 func TestLostLeaseRecordsNothing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	id := f.send(t, "+14155552671").ID
+	id := f.send(t, f.principal, phone).ID
 	sender := &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
 		// While this send hangs, its lease runs out and another instance
 		// claims the message.
@@ -180,8 +377,8 @@ func TestLostLeaseRecordsNothing(t *testing.T) {
 		}
 		return ports.SendResult{}, &ports.SendError{Class: ports.ClassPermanent, Code: 131026, Title: "Message undeliverable"}
 	}}
-	dispatchAll(t, f.dispatcher(t, sender, sender))
-	m, _ := f.st.GetMessage(context.Background(), f.principal.Workspace, id)
+	dispatchOnce(t, f.dispatcher(f.st, f.st, sender, sender, app.Config{}))
+	m := f.message(t, id)
 	if m.Status != domain.StatusSending || m.Failure != nil {
 		t.Fatalf("a dispatcher that lost its lease recorded %s %+v", m.Status, m.Failure)
 	}
@@ -210,7 +407,7 @@ func (r renewSpy) RenewLeases(ctx context.Context, owner string, ids []domain.Me
 func TestLeasesAreRenewedWhileSending(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	id := f.send(t, "+14155552671").ID
+	id := f.send(t, f.principal, phone).ID
 	spy := renewSpy{MessageQueue: f.st, renewed: make(chan []domain.MessageID, 1)}
 	var renewedIDs []domain.MessageID
 	returned := make(chan struct{})
@@ -222,8 +419,7 @@ func TestLeasesAreRenewedWhileSending(t *testing.T) {
 		}
 		return ports.SendResult{ProviderID: "wamid.1"}, nil
 	}}
-	d := app.NewDispatcher(spy, f.st, app.Senders{Live: sender, Sandbox: sender}, f.clock, f.ids, nil,
-		app.Config{LeaseDuration: 150 * time.Millisecond}, app.NewObserver(nil))
+	d := f.dispatcher(spy, f.st, sender, sender, app.Config{LeaseDuration: 150 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
@@ -233,8 +429,64 @@ func TestLeasesAreRenewedWhileSending(t *testing.T) {
 	if len(renewedIDs) != 1 || renewedIDs[0] != id {
 		t.Fatalf("renewed %v while sending %s", renewedIDs, id)
 	}
-	if m, _ := f.st.GetMessage(context.Background(), f.principal.Workspace, id); m.ProviderID != "wamid.1" {
+	if m := f.message(t, id); m.ProviderID != "wamid.1" {
 		t.Fatalf("the outcome of the renewed send was not recorded: %q", m.ProviderID)
+	}
+}
+
+// claimSpy passes claims to the store and reports how many it returned.
+type claimSpy struct {
+	ports.MessageQueue
+	claims chan int
+}
+
+func (c claimSpy) ClaimMessages(ctx context.Context, cl ports.Claim) ([]ports.Claimed, error) {
+	got, err := c.MessageQueue.ClaimMessages(ctx, cl)
+	c.claims <- len(got)
+	return got, err
+}
+
+// TestRunWakesOnSignal: once Run has found nothing to do, it picks up a new
+// message as soon as the send handler signals the Wakeup, long before its
+// poll interval.
+func TestRunWakesOnSignal(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sent := make(chan ports.OutboundMessage, 1)
+	sender := &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
+		sent <- m
+		return ports.SendResult{ProviderID: "wamid.1"}, nil
+	}}
+	wake := app.NewWakeup()
+	spy := claimSpy{MessageQueue: f.st, claims: make(chan int, 16)}
+	d := app.NewDispatcher(spy, f.st, app.Senders{Live: sender, Sandbox: sender}, f.clock, f.ids, wake,
+		app.Config{DispatchPoll: time.Hour}, app.NewObserver(nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { d.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	timeout := time.After(10 * time.Second)
+	select {
+	case n := <-spy.claims:
+		if n != 0 {
+			t.Fatalf("the first claim found %d messages in an empty queue", n)
+		}
+	case <-timeout:
+		t.Fatal("Run never looked for messages")
+	}
+	// Run now waits for the Wakeup or its hour-long poll.
+	res, err := f.sender(f.st, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
+		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-sent:
+		if m.ID != res.Message.ID {
+			t.Fatalf("sent %s, want %s", m.ID, res.Message.ID)
+		}
+	case <-timeout:
+		t.Fatal("the dispatcher did not pick up the accepted message")
 	}
 }
 
@@ -244,29 +496,21 @@ func TestLeasesAreRenewedWhileSending(t *testing.T) {
 func TestRefusedCredentialsPauseLiveSends(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	calls := 0
-	live := &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
-		calls++
-		return ports.SendResult{}, &ports.SendError{Class: ports.ClassAuth, Code: 190, Title: "Error validating access token"}
-	}}
-	sandboxed := 0
-	test := &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
-		sandboxed++
-		return ports.SendResult{ProviderID: "wamid.t"}, nil
-	}}
-	d := f.dispatcher(t, live, test)
-	f.principal.Mode = domain.ModeLive
+	live := newSenderMock(&ports.SendError{Class: ports.ClassAuth, Code: 190, Title: "Error validating access token"})
+	test := newSenderMock()
+	d := f.dispatcher(f.st, f.st, live, test, app.Config{})
+	livePrincipal := f.principal
+	livePrincipal.Mode = domain.ModeLive
 	for i := range 3 {
-		f.send(t, fmt.Sprintf("+1415555267%d", i))
+		f.send(t, livePrincipal, fmt.Sprintf("+1415555267%d", i))
 	}
-	f.principal.Mode = domain.ModeTest
-	f.send(t, "+14155552679")
+	f.send(t, f.principal, "+14155552679")
 	if _, err := d.DispatchOnce(context.Background(), make(chan struct{}, 1)); err != nil {
 		t.Fatal(err)
 	}
 	d.Wait()
-	if calls != 1 || sandboxed != 1 {
-		t.Fatalf("Meta called %d times, sandbox %d; want Meta once (then paused) and the test message sent", calls, sandboxed)
+	if l, s := len(live.SendCalls()), len(test.SendCalls()); l != 1 || s != 1 {
+		t.Fatalf("Meta called %d times, sandbox %d; want Meta once (then paused) and the test message sent", l, s)
 	}
 	if d.LiveError() == nil {
 		t.Fatal("the dispatcher does not report the paused live sends")
@@ -274,5 +518,43 @@ func TestRefusedCredentialsPauseLiveSends(t *testing.T) {
 	f.clock.Advance(2 * time.Minute)
 	if d.LiveError() != nil {
 		t.Fatal("live sends stay paused after the pause")
+	}
+}
+
+func TestRecordStatusEvent(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	rec := app.NewRecordStatusEventHandler(f.st, app.NewObserver(nil))
+	id := f.send(t, f.principal, phone).ID
+	// Meta echoes our id: the provider id is learned from the event.
+	if err := rec.RecordStatus(ctx, ports.StatusEvent{MessageID: id, ProviderID: "wamid.A", Status: domain.StatusSent, At: t0.Add(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	// Later events may carry only the wamid.
+	if err := rec.RecordStatus(ctx, ports.StatusEvent{ProviderID: "wamid.A", Status: domain.StatusRead, At: t0.Add(3 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	// A late delivered and a repeated read.
+	for _, e := range []ports.StatusEvent{
+		{ProviderID: "wamid.A", Status: domain.StatusDelivered, At: t0.Add(2 * time.Second)},
+		{MessageID: id, Status: domain.StatusRead, At: t0.Add(9 * time.Second)},
+	} {
+		if err := rec.RecordStatus(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := f.message(t, id)
+	want := []domain.StatusChange{{Status: domain.StatusQueued, At: t0}, {Status: domain.StatusSent, At: t0.Add(time.Second)},
+		{Status: domain.StatusDelivered, At: t0.Add(2 * time.Second)}, {Status: domain.StatusRead, At: t0.Add(3 * time.Second)}}
+	if m.Status != domain.StatusRead || m.ProviderID != "wamid.A" {
+		t.Fatalf("message %s %q, want read with wamid.A", m.Status, m.ProviderID)
+	}
+	if diff := cmp.Diff(want, m.History, cmpDomain); diff != "" {
+		t.Fatalf("history (-want +got):\n%s", diff)
+	}
+	err := rec.RecordStatus(ctx, ports.StatusEvent{ProviderID: "wamid.unknown", Status: domain.StatusSent, At: t0})
+	if !errors.Is(err, domain.ErrMessageNotFound) {
+		t.Fatalf("an event for an unknown message: %v, want message_not_found", err)
 	}
 }

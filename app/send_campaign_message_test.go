@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
@@ -12,103 +16,299 @@ import (
 	"github.com/heraldhq/herald/ports/portsmock"
 )
 
+const phone = "+14155552671"
+
 func TestSendCommitsMessageContactAndEntry(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	wake := app.NewWakeup()
-	res, err := f.sender(wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: "+14155552671",
+	res, err := f.sender(f.st, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
 		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-wake.C():
-	default:
-		t.Error("the dispatcher was not woken")
+	if res.DryRun {
+		t.Fatal("a real send reported a dry run")
 	}
-	m, err := f.st.GetMessage(ctx, f.principal.Workspace, res.Message.ID)
-	if err != nil || m.Status != domain.StatusQueued || m.RenderedBody != "Hi Ana, your code is 1234" || len(m.History) != 1 {
-		t.Fatalf("stored message %+v, %v", m, err)
+	if !signalled(wake) {
+		t.Error("the dispatcher was not woken after an accepted send")
 	}
-	c, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, domain.MustPhoneNumber("+14155552671"))
-	if err != nil || c.ID != m.ContactID || c.LastMessageAt == nil {
-		t.Fatalf("contact %+v, %v", c, err)
-	}
-	entries, _, err := f.st.ListEntries(ctx, f.principal.Workspace, c.ID, ports.Page{Limit: 10})
-	if err != nil || len(entries) != 1 || entries[0].MessageID != m.ID || entries[0].Direction != domain.Outbound {
-		t.Fatalf("thread %+v, %v", entries, err)
-	}
-	again := f.send(t, "+14155552671")
-	if again.ContactID != c.ID {
-		t.Fatal("a second send to the same number made a second contact")
-	}
-}
 
-func TestSendCheckOrder(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	paused, err := app.NewChangeCampaignStatusHandler(f.st, f.st, app.NewEnsureDefaultWorkspaceHandler(f.st, f.clock, f.ids), f.clock).
-		Handle(context.Background(), app.ChangeCampaignStatus{CampaignID: string(f.campaign.ID), To: domain.CampaignPaused})
+	c, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, domain.MustPhoneNumber(phone))
+	if err != nil {
+		t.Fatalf("the contact was not created: %v", err)
+	}
+	wantContact := domain.NewContact(c.ID, c.ConversationID, f.principal.Workspace, domain.MustPhoneNumber(phone), t0)
+	wantContact.LastMessageAt = &t0
+	if diff := cmp.Diff(wantContact, c, cmpDomain); diff != "" {
+		t.Errorf("stored contact (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(string(c.ID), "ctc_") || !strings.HasPrefix(string(c.ConversationID), "cnv_") {
+		t.Errorf("contact ids %s, %s", c.ID, c.ConversationID)
+	}
+
+	wantMsg := domain.Message{
+		ID: res.Message.ID, Workspace: f.principal.Workspace, CampaignID: f.campaign.ID, ContactID: c.ID,
+		KeyID: f.principal.Key, Mode: domain.ModeTest, Phone: domain.MustPhoneNumber(phone),
+		TemplateName: "welcome", Language: "en_US", HeaderFormat: domain.HeaderNone,
+		Variables: []string{"Ana", "1234"}, RenderedBody: "Hi Ana, your code is 1234",
+		Status: domain.StatusQueued, History: history(t0, domain.StatusQueued), CreatedAt: t0, UpdatedAt: t0,
+	}
+	if _, err := domain.ParseMessageID(string(res.Message.ID)); err != nil {
+		t.Errorf("message id %q: %v", res.Message.ID, err)
+	}
+	if diff := cmp.Diff(wantMsg, res.Message, cmpDomain); diff != "" {
+		t.Errorf("returned message (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantMsg, f.message(t, res.Message.ID), cmpDomain); diff != "" {
+		t.Errorf("stored message (-want +got):\n%s", diff)
+	}
+
+	entries, next, err := f.st.ListEntries(ctx, f.principal.Workspace, c.ID, ports.Page{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := domain.NewID(domain.PrefixCampaign, f.clock.Now(), [10]byte{1})
-	for _, c := range []struct {
-		phone, campaign string
-		vars            []string
-		want            error
+	if len(entries) != 1 || next != "" {
+		t.Fatalf("%d thread entries, want 1", len(entries))
+	}
+	wantEntry := domain.Entry{ID: entries[0].ID, Workspace: f.principal.Workspace, ContactID: c.ID, ConversationID: c.ConversationID,
+		Direction: domain.Outbound, MessageID: res.Message.ID, Status: domain.StatusQueued, Body: "Hi Ana, your code is 1234", CreatedAt: t0}
+	if diff := cmp.Diff(wantEntry, entries[0], cmpDomain); diff != "" {
+		t.Errorf("thread entry (-want +got):\n%s", diff)
+	}
+}
+
+func TestSecondSendReusesTheContact(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	first := f.send(t, f.principal, phone)
+	f.clock.Advance(time.Minute)
+	second := f.send(t, f.principal, phone)
+	if second.ContactID != first.ContactID || second.ID == first.ID {
+		t.Fatalf("second send: contact %s message %s, want contact %s and a new message", second.ContactID, second.ID, first.ContactID)
+	}
+	c, err := f.st.GetContact(ctx, f.principal.Workspace, first.ContactID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if later := t0.Add(time.Minute); c.LastMessageAt == nil || !c.LastMessageAt.Equal(later) || !c.CreatedAt.Equal(t0) {
+		t.Fatalf("contact created %v, last message %v; want %v and %v", c.CreatedAt, c.LastMessageAt, t0, later)
+	}
+	if contacts, messages, entries := f.stored(t, f.principal.Workspace, phone); contacts != 1 || messages != 2 || entries != 2 {
+		t.Fatalf("stored %d contacts, %d messages, %d entries; want 1, 2, 2", contacts, messages, entries)
+	}
+}
+
+// TestSendCheckOrder: when several things are wrong, the error is the first
+// check in DESIGN's order: phone, campaign exists in the workspace, campaign
+// active, variables, media header, opt-out. Nothing is stored and the
+// dispatcher is not woken.
+func TestSendCheckOrder(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	ws := f.principal.Workspace
+	tmpl := app.CreateCampaign{TemplateName: "welcome", Language: "en_US", Body: "Hi {{1}}, your code is {{2}}"}
+	paused := tmpl
+	paused.Name, paused.Activate = "Paused", true
+	pausedCampaign := f.createCampaign(t, ws, paused)
+	if _, err := app.NewChangeCampaignStatusHandler(f.st, f.st, f.def, f.clock).Handle(ctx,
+		app.ChangeCampaignStatus{Workspace: string(ws), CampaignID: string(pausedCampaign.ID), To: domain.CampaignPaused}); err != nil {
+		t.Fatal(err)
+	}
+	draft := tmpl
+	draft.Name = "Draft"
+	draftCampaign := f.createCampaign(t, ws, draft)
+	imageCampaign := f.createCampaign(t, ws, app.CreateCampaign{Name: "Image", TemplateName: "photo", Language: "en",
+		HeaderFormat: domain.HeaderImage, Body: "Look, {{1}}", Activate: true})
+	_, theirs := f.otherWorkspace(t)
+	const optedOut = "+14155550199"
+	if _, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil).Handle(ctx, app.SyncContact{Principal: f.principal,
+		PhoneNumber: optedOut, Changes: domain.ContactSync{OptedOut: ptr(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	unknown := domain.NewID(domain.PrefixCampaign, t0, [10]byte{1})
+	good := []string{"Ana", "1234"}
+	const png = "https://cdn.example.com/a.png"
+
+	cases := []struct {
+		name      string
+		phone     string
+		campaign  string
+		vars      []string
+		media     string
+		want      error
+		wantParam string
 	}{
-		{"bad", "nope", nil, domain.ErrInvalidPhoneNumber},
-		{"+14155552671", other, nil, domain.ErrCampaignNotFound},
-		{"+14155552671", string(paused.ID), nil, domain.ErrCampaignNotActive},
-	} {
-		_, err := f.sender(nil).Handle(context.Background(), app.SendCampaignMessage{Principal: f.principal,
-			PhoneNumber: c.phone, CampaignID: c.campaign, Variables: c.vars})
-		if !errors.Is(err, c.want) {
-			t.Errorf("%+v: %v, want %v", c, err, c.want)
+		{"bad phone and unknown campaign", "0044 7911", unknown, nil, "http://x", domain.ErrInvalidPhoneNumber, "phoneNumber"},
+		{"bad phone and malformed campaign id", "+1415", "nope", good, "", domain.ErrInvalidPhoneNumber, "phoneNumber"},
+		{"unknown campaign and bad variables", phone, unknown, []string{"only one"}, "http://x", domain.ErrCampaignNotFound, "campaignId"},
+		{"malformed campaign id", phone, "cmp_NOT-AN-ID", good, "", domain.ErrCampaignNotFound, "campaignId"},
+		{"another workspace's campaign", phone, string(theirs.ID), good, "", domain.ErrCampaignNotFound, "campaignId"},
+		{"paused campaign and bad variables", phone, string(pausedCampaign.ID), nil, "http://x", domain.ErrCampaignNotActive, "campaignId"},
+		{"draft campaign", phone, string(draftCampaign.ID), good, "", domain.ErrCampaignNotActive, "campaignId"},
+		{"bad variables and a media URL the template does not take", phone, string(f.campaign.ID), []string{"Ana"}, png, domain.ErrVariablesMismatch, "variables"},
+		{"an empty variable", phone, string(f.campaign.ID), []string{"Ana", " "}, "", domain.ErrVariablesMismatch, "variables"},
+		{"a media URL the template does not take", phone, string(f.campaign.ID), good, png, domain.ErrMediaHeaderNotAllowed, "mediaHeaderUrl"},
+		{"image template without a media URL", phone, string(imageCampaign.ID), []string{"Ana"}, "", domain.ErrMediaHeaderRequired, "mediaHeaderUrl"},
+		{"image template with a plain http URL", phone, string(imageCampaign.ID), []string{"Ana"}, "http://cdn.example.com/a.png", domain.ErrInvalidMediaURL, "mediaHeaderUrl"},
+		{"image template with a loopback URL", phone, string(imageCampaign.ID), []string{"Ana"}, "https://127.0.0.1/a.png", domain.ErrInvalidMediaURL, "mediaHeaderUrl"},
+		{"opted-out contact and bad variables", optedOut, string(f.campaign.ID), nil, "", domain.ErrVariablesMismatch, "variables"},
+		{"opted-out contact", optedOut, string(f.campaign.ID), good, "", domain.ErrContactOptedOut, "phoneNumber"},
+	}
+	for _, c := range cases {
+		for _, dryRun := range []bool{false, true} {
+			wake := app.NewWakeup()
+			res, err := f.sender(f.st, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: c.phone,
+				CampaignID: c.campaign, Variables: c.vars, MediaHeaderURL: c.media, DryRun: dryRun})
+			var de *domain.Error
+			if !errors.Is(err, c.want) || !errors.As(err, &de) || de.Param != c.wantParam {
+				t.Errorf("%s (dry run %v): %v, want %v on %s", c.name, dryRun, err, c.want, c.wantParam)
+			}
+			if res.Message.ID != "" || signalled(wake) {
+				t.Errorf("%s (dry run %v): refused but returned %+v or woke the dispatcher", c.name, dryRun, res.Message)
+			}
 		}
 	}
+	for _, id := range []domain.CampaignID{f.campaign.ID, pausedCampaign.ID, draftCampaign.ID, imageCampaign.ID} {
+		if counts, _ := f.st.CountMessagesByStatus(ctx, ws, id); len(counts) != 0 {
+			t.Errorf("refused sends stored messages in %s: %v", id, counts)
+		}
+	}
+	if _, err := f.st.GetContactByPhone(ctx, ws, domain.MustPhoneNumber(phone)); !errors.Is(err, domain.ErrContactNotFound) {
+		t.Errorf("refused sends created the contact: %v", err)
+	}
 }
 
-func TestSendToOptedOutStoresNothing(t *testing.T) {
+func TestSendToOptedOutContactStoresNothing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	yes := true
-	if _, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil).Handle(ctx, app.SyncContact{Principal: f.principal,
-		PhoneNumber: "+14155552671", Changes: domain.ContactSync{OptedOut: &yes}}); err != nil {
+	f.send(t, f.principal, phone)
+	c, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil).Handle(ctx, app.SyncContact{Principal: f.principal,
+		PhoneNumber: phone, Changes: domain.ContactSync{OptedOut: ptr(true)}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, err := f.sender(nil).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: "+14155552671",
-		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1"}})
+	f.clock.Advance(time.Minute)
+	wake := app.NewWakeup()
+	_, err = f.sender(f.st, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
+		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}})
 	if !errors.Is(err, domain.ErrContactOptedOut) {
-		t.Fatalf("%v", err)
+		t.Fatalf("send to an opted-out contact: %v, want contact_opted_out", err)
 	}
-	counts, _ := f.st.CountMessagesByStatus(ctx, f.principal.Workspace, f.campaign.ID)
-	if len(counts) != 0 {
-		t.Fatalf("a refused send stored messages: %v", counts)
+	if signalled(wake) {
+		t.Error("a refused send woke the dispatcher")
+	}
+	if contacts, messages, entries := f.stored(t, f.principal.Workspace, phone); contacts != 1 || messages != 1 || entries != 1 {
+		t.Fatalf("after the refused send: %d contacts, %d messages, %d entries; want only the first send's 1, 1, 1", contacts, messages, entries)
+	}
+	after, err := f.st.GetContact(ctx, f.principal.Workspace, c.Contact.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(c.Contact, after, cmpDomain); diff != "" {
+		t.Fatalf("a refused send changed the contact (-before +after):\n%s", diff)
 	}
 }
 
-func TestDryRunStoresNothing(t *testing.T) {
+func TestDryRun(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	res, err := f.sender(nil).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: "+14155552671",
-		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}, DryRun: true})
-	if err != nil || !res.DryRun {
-		t.Fatal(err)
+	video := f.createCampaign(t, f.principal.Workspace, app.CreateCampaign{Name: "Video", TemplateName: "clip", Language: "pt_BR",
+		HeaderFormat: domain.HeaderVideo, Body: "{{2}}, {{1}}!", Activate: true})
+	cases := []struct {
+		name     string
+		campaign domain.Campaign
+		vars     []string
+		media    string
+		body     string
+		want     []ports.PayloadComponent
+		template string
+		language string
+	}{
+		{"body parameters in order", f.campaign, []string{"Ana", "1234"}, "", "Hi Ana, your code is 1234",
+			[]ports.PayloadComponent{{Type: "body", Parameters: []ports.PayloadParameter{{Type: "text", Text: "Ana"}, {Type: "text", Text: "1234"}}}},
+			"welcome", "en_US"},
+		{"media header first", video, []string{"world", "Hello"}, "https://cdn.example.com/clip.mp4", "Hello, world!",
+			[]ports.PayloadComponent{
+				{Type: "header", Parameters: []ports.PayloadParameter{{Type: "video", Video: &ports.PayloadMedia{Link: "https://cdn.example.com/clip.mp4"}}}},
+				{Type: "body", Parameters: []ports.PayloadParameter{{Type: "text", Text: "world"}, {Type: "text", Text: "Hello"}}},
+			},
+			"clip", "pt_BR"},
 	}
-	body := res.Payload.Template.Components[0]
-	if res.Payload.To != "+14155552671" || body.Type != "body" || body.Parameters[0].Text != "Ana" || body.Parameters[1].Text != "1234" {
-		t.Fatalf("payload %+v", res.Payload)
+	for _, c := range cases {
+		wake := app.NewWakeup()
+		res, err := f.sender(f.st, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
+			CampaignID: string(c.campaign.ID), Variables: c.vars, MediaHeaderURL: c.media, DryRun: true})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !res.DryRun || res.Message.RenderedBody != c.body || res.Message.Phone.String() != phone || res.Message.CampaignID != c.campaign.ID {
+			t.Errorf("%s: result %+v", c.name, res.Message)
+		}
+		if _, err := domain.ParseMessageID(string(res.Message.ID)); err != nil {
+			t.Errorf("%s: the dry run's message has no id for biz_opaque_callback_data: %v", c.name, err)
+		}
+		want := ports.TemplatePayload{MessagingProduct: "whatsapp", RecipientType: "individual", To: phone, Type: "template",
+			BizOpaqueCallbackData: string(res.Message.ID),
+			Template: ports.PayloadTemplate{Name: c.template, Language: ports.PayloadLanguage{Policy: "deterministic", Code: c.language},
+				Components: c.want}}
+		if diff := cmp.Diff(want, res.Payload); diff != "" {
+			t.Errorf("%s: payload (-want +got):\n%s", c.name, diff)
+		}
+		if signalled(wake) {
+			t.Errorf("%s: a dry run woke the dispatcher", c.name)
+		}
 	}
-	if _, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, domain.MustPhoneNumber("+14155552671")); !errors.Is(err, domain.ErrContactNotFound) {
-		t.Fatalf("a dry run created the contact: %v", err)
+	if contacts, messages, entries := f.stored(t, f.principal.Workspace, phone); contacts != 0 || messages != 0 || entries != 0 {
+		t.Fatalf("dry runs stored %d contacts, %d messages, %d entries", contacts, messages, entries)
+	}
+	if counts, _ := f.st.CountMessagesByStatus(ctx, f.principal.Workspace, video.ID); len(counts) != 0 {
+		t.Fatalf("dry runs stored messages: %v", counts)
+	}
+	if claimed, err := f.st.ClaimMessages(ctx, ports.Claim{Owner: "t", Now: t0.Add(time.Hour), LeaseUntil: t0.Add(2 * time.Hour), Limit: 10}); err != nil || len(claimed) != 0 {
+		t.Fatalf("dry runs queued %d messages (%v)", len(claimed), err)
 	}
 }
 
+// TestDryRunForAKnownContact: the dry run reads the contact, and the
+// message it shows is addressed to it, without touching it.
+func TestDryRunForAKnownContact(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	sent := f.send(t, f.principal, phone)
+	before, err := f.st.GetContact(ctx, f.principal.Workspace, sent.ContactID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Hour)
+	res, err := f.sender(f.st, nil).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
+		CampaignID: string(f.campaign.ID), Variables: []string{"Bo", "9"}, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Message.ContactID != sent.ContactID {
+		t.Errorf("dry run addressed contact %q, want %q", res.Message.ContactID, sent.ContactID)
+	}
+	after, err := f.st.GetContact(ctx, f.principal.Workspace, sent.ContactID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, after, cmpDomain); diff != "" {
+		t.Fatalf("a dry run changed the contact (-before +after):\n%s", diff)
+	}
+	if _, messages, entries := f.stored(t, f.principal.Workspace, phone); messages != 1 || entries != 1 {
+		t.Fatalf("a dry run stored a message or entry: %d, %d", messages, entries)
+	}
+}
+
+// TestFailedCommitLeavesNothing: when the transaction's commit fails after
+// every write succeeded, nothing remains and the error is returned as is.
 func TestFailedCommitLeavesNothing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -118,19 +318,86 @@ func TestFailedCommitLeavesNothing(t *testing.T) {
 			if err := fn(ctx, r); err != nil {
 				return err
 			}
-			return fmt.Errorf("commit: %w", ports.ErrUnavailable) // everything written, then the commit fails
+			return fmt.Errorf("commit: %w", ports.ErrUnavailable) // every write done, then the commit fails
 		})
 	}}
-	h := app.NewSendCampaignMessageHandler(commitFails, f.st, f.st, f.clock, f.ids, nil, nil)
-	_, err := h.Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: "+14155552671",
-		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1"}})
-	if !errors.Is(err, ports.ErrUnavailable) {
-		t.Fatalf("%v", err)
+	unreachable := &portsmock.TransactorMock{WithinTxFunc: func(context.Context, func(context.Context, ports.Repos) error) error {
+		return fmt.Errorf("begin: %w", ports.ErrUnavailable)
+	}}
+	for name, tx := range map[string]*portsmock.TransactorMock{"commit fails": commitFails, "store unreachable": unreachable} {
+		wake := app.NewWakeup()
+		res, err := f.sender(tx, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
+			CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}})
+		if !errors.Is(err, ports.ErrUnavailable) {
+			t.Fatalf("%s: %v, want the store's error", name, err)
+		}
+		if res.Message.ID != "" || signalled(wake) {
+			t.Fatalf("%s: a failed send returned %+v or woke the dispatcher", name, res.Message)
+		}
+		if n := len(tx.WithinTxCalls()); n != 1 {
+			t.Fatalf("%s: %d transactions, want 1 (an unavailable store is not retried here)", name, n)
+		}
 	}
-	if _, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, domain.MustPhoneNumber("+14155552671")); !errors.Is(err, domain.ErrContactNotFound) {
-		t.Fatal("the contact of a failed transaction remains")
+	if contacts, messages, entries := f.stored(t, f.principal.Workspace, phone); contacts != 0 || messages != 0 || entries != 0 {
+		t.Fatalf("a failed transaction left %d contacts, %d messages, %d entries", contacts, messages, entries)
 	}
-	if counts, _ := f.st.CountMessagesByStatus(ctx, f.principal.Workspace, f.campaign.ID); len(counts) != 0 {
-		t.Fatalf("the message of a failed transaction remains: %v", counts)
+	if claimed, err := f.st.ClaimMessages(ctx, ports.Claim{Owner: "t", Now: t0.Add(time.Hour), LeaseUntil: t0.Add(2 * time.Hour), Limit: 10}); err != nil || len(claimed) != 0 {
+		t.Fatalf("a failed transaction queued %d messages (%v)", len(claimed), err)
+	}
+}
+
+// TestSendRetriesAContactCreatedConcurrently: when the contact was created
+// by another request between the read and the insert (a conflict), the send
+// runs again and finds it.
+func TestSendRetriesAContactCreatedConcurrently(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	tx := &portsmock.TransactorMock{}
+	tx.WithinTxFunc = func(ctx context.Context, fn func(context.Context, ports.Repos) error) error {
+		if len(tx.WithinTxCalls()) == 1 {
+			// The other request's contact lands first.
+			if _, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil).Handle(ctx, app.SyncContact{
+				Principal: f.principal, PhoneNumber: phone, Changes: domain.ContactSync{Name: ptr("Ana")}}); err != nil {
+				return err
+			}
+			return &domain.Error{Code: domain.CodeConflict, Detail: "a contact with this phone number exists"}
+		}
+		return f.st.WithinTx(ctx, fn)
+	}
+	wake := app.NewWakeup()
+	res, err := f.sender(tx, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
+		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}})
+	if err != nil {
+		t.Fatalf("send after a conflict: %v", err)
+	}
+	if n := len(tx.WithinTxCalls()); n != 2 {
+		t.Fatalf("%d transactions, want 2", n)
+	}
+	c, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, domain.MustPhoneNumber(phone))
+	if err != nil || c.ID != res.Message.ContactID || c.Name != "Ana" {
+		t.Fatalf("contact %+v (%v), want the concurrently created one for message %s", c, err, res.Message.ID)
+	}
+	if !signalled(wake) {
+		t.Error("the dispatcher was not woken")
+	}
+}
+
+func TestSendInAnotherWorkspaceIsSeparate(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	ws, theirs := f.otherWorkspace(t)
+	mine := f.send(t, f.principal, phone)
+	res, err := f.sender(f.st, nil).Handle(ctx, app.SendCampaignMessage{Principal: domain.Principal{Workspace: ws, Key: "key_other", Mode: domain.ModeTest},
+		PhoneNumber: phone, CampaignID: string(theirs.ID), Variables: []string{"Bo", "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Message.ContactID == mine.ContactID {
+		t.Fatal("two workspaces share a contact")
+	}
+	if _, err := f.st.GetMessage(ctx, f.principal.Workspace, res.Message.ID); !errors.Is(err, domain.ErrMessageNotFound) {
+		t.Fatalf("another workspace's message is visible: %v", err)
 	}
 }

@@ -1,15 +1,23 @@
 package domain_test
 
 import (
-	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"hash/crc32"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/heraldhq/herald/domain"
+)
+
+const (
+	identifierAlphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+	base62Alphabet     = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 )
 
 func newToken(t *testing.T, mode domain.KeyMode) domain.Token {
@@ -21,89 +29,242 @@ func newToken(t *testing.T, mode domain.KeyMode) domain.Token {
 	return tok
 }
 
+func mustParseToken(t *testing.T, s string) domain.Token {
+	t.Helper()
+	tok, err := domain.ParseToken(s)
+	if err != nil {
+		t.Fatalf("ParseToken(%q): %v", s, err)
+	}
+	return tok
+}
+
+// checksumOf is the token checksum computed independently of the domain
+// package: CRC-32 (IEEE) of the body, as 6 base62 digits, most significant
+// first.
+func checksumOf(body string) string {
+	n := crc32.ChecksumIEEE([]byte(body))
+	sum := make([]byte, 6)
+	for i := 5; i >= 0; i-- {
+		sum[i] = base62Alphabet[n%62]
+		n /= 62
+	}
+	return string(sum)
+}
+
 func TestNewTokenShape(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []domain.KeyMode{domain.ModeLive, domain.ModeTest} {
-		tok := newToken(t, mode)
-		s := tok.Plaintext()
-		if len(s) != 62 || !strings.HasPrefix(s, "sk_"+mode.String()+"_") {
-			t.Fatalf("token %q: want 62 characters starting sk_%s_", s, mode)
-		}
-		parsed, err := domain.ParseToken(s)
-		if err != nil || parsed.Mode() != mode || parsed.Identifier() != tok.Identifier() {
-			t.Fatalf("a fresh token does not parse back: %v", err)
-		}
-		if len(tok.Identifier()) != 16 || strings.Trim(tok.Identifier(), "0123456789abcdefghijklmnopqrstuvwxyz") != "" {
-			t.Fatalf("identifier %q is not 16 of [0-9a-z]", tok.Identifier())
-		}
-		if strings.Contains(tok.String(), s[24:]) || !strings.HasPrefix(s, strings.TrimSuffix(tok.String(), "…")) {
-			t.Fatalf("String() = %q must show prefix and identifier only", tok.String())
-		}
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			tok := newToken(t, mode)
+			s := tok.Plaintext()
+			if len(s) != 62 || domain.TokenLength != 62 {
+				t.Fatalf("token %q has %d characters, want 62", s, len(s))
+			}
+			if prefix := "sk_" + mode.String() + "_"; !strings.HasPrefix(s, prefix) {
+				t.Fatalf("token %q does not start with %s", s, prefix)
+			}
+			if tok.Mode() != mode {
+				t.Fatalf("Mode() = %v, want %v", tok.Mode(), mode)
+			}
+			id := tok.Identifier()
+			if len(id) != 16 || strings.Trim(id, identifierAlphabet) != "" || id != s[8:24] {
+				t.Fatalf("identifier %q is not the 16 [0-9a-z] characters after the prefix of %q", id, s)
+			}
+			if strings.Trim(s[24:], base62Alphabet) != "" {
+				t.Fatalf("secret part %q is not base62", s[24:])
+			}
+			if got, want := s[56:], checksumOf(s[:56]); got != want {
+				t.Fatalf("checksum %q, want %q", got, want)
+			}
+			parsed := mustParseToken(t, s)
+			if parsed.Mode() != mode || parsed.Identifier() != id || parsed.Plaintext() != s || parsed.Hash() != tok.Hash() {
+				t.Fatalf("parsed %v/%s, want %v/%s", parsed.Mode(), parsed.Identifier(), mode, id)
+			}
+			if tok.Hash() != sha256.Sum256([]byte(s)) {
+				t.Fatal("Hash() is not the SHA-256 of the whole token")
+			}
+		})
 	}
 }
 
-func TestTokenChecksumFormat(t *testing.T) {
+func TestNewTokensDiffer(t *testing.T) {
 	t.Parallel()
-	body := "sk_test_0123456789abcdef" + "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef"
-	n := crc32.ChecksumIEEE([]byte(body))
-	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	sum := make([]byte, 6)
-	for i := 5; i >= 0; i-- {
-		sum[i] = alphabet[n%62]
-		n /= 62
+	seen := map[string]bool{}
+	for range 200 {
+		tok := newToken(t, domain.ModeLive)
+		if seen[tok.Identifier()] {
+			t.Fatalf("identifier %s made twice", tok.Identifier())
+		}
+		seen[tok.Identifier()] = true
 	}
-	tok, err := domain.ParseToken(body + string(sum))
-	if err != nil {
-		t.Fatalf("a token with a hand-computed base62 CRC32 is refused: %v", err)
+}
+
+func TestNewTokenRefuses(t *testing.T) {
+	t.Parallel()
+	if _, err := domain.NewToken(domain.KeyMode{}, rand.Reader); !errors.Is(err, domain.ErrInvalidParameter) {
+		t.Errorf("a token without a mode: %v, want invalid_parameter", err)
 	}
-	if tok.Identifier() != "0123456789abcdef" || tok.Mode() != domain.ModeTest {
-		t.Fatalf("parsed %v %v", tok.Identifier(), tok.Mode())
+	broken := iotest.ErrReader(errors.New("entropy exhausted"))
+	if _, err := domain.NewToken(domain.ModeTest, broken); err == nil || err.Error() != "entropy exhausted" {
+		t.Errorf("a failing random source: %v, want its error", err)
+	}
+}
+
+func TestTokenStringHidesTheSecret(t *testing.T) {
+	t.Parallel()
+	for range 20 {
+		tok := newToken(t, domain.ModeTest)
+		s := tok.Plaintext()
+		str := tok.String()
+		if str != s[:24]+"…" {
+			t.Fatalf("String() = %q, want the prefix and identifier %q and an ellipsis", str, s[:24])
+		}
+		// No 6-character run of the secret part may appear.
+		for i := 24; i+6 <= len(s); i++ {
+			if strings.Contains(str, s[i:i+6]) {
+				t.Fatalf("String() = %q reveals %q of the secret", str, s[i:i+6])
+			}
+		}
+	}
+	if got := (domain.Token{}).String(); got != "" {
+		t.Errorf("zero token String() = %q, want empty", got)
+	}
+}
+
+// TestGoldenToken pins the checksum format with a token built by hand: the
+// CRC-32 (IEEE) of the first 56 characters in base62, most significant digit
+// first, zero-padded to 6 digits. The literal guards against the test helper
+// and the code drifting together.
+func TestGoldenToken(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		body, checksum string
+		mode           domain.KeyMode
+		identifier     string
+	}{
+		{"sk_test_0123456789abcdef" + "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef", "4Dp5fo", domain.ModeTest, "0123456789abcdef"},
+		{"sk_live_zzzzzzzzzzzzzzzz" + "00000000000000000000000000000000", "2TBg8j", domain.ModeLive, "zzzzzzzzzzzzzzzz"},
+	}
+	for _, c := range cases {
+		if got := checksumOf(c.body); got != c.checksum {
+			t.Fatalf("independent checksum of %q = %q, want %q", c.body, got, c.checksum)
+		}
+		tok := mustParseToken(t, c.body+c.checksum)
+		if tok.Mode() != c.mode || tok.Identifier() != c.identifier {
+			t.Errorf("golden token parsed as %v/%s, want %v/%s", tok.Mode(), tok.Identifier(), c.mode, c.identifier)
+		}
+		// Any other checksum is refused, including the same digits in
+		// another case and a shifted encoding.
+		for _, wrong := range []string{strings.ToLower(c.checksum), strings.ToUpper(c.checksum), c.checksum[1:] + "0", "0" + c.checksum[:5]} {
+			if wrong == c.checksum {
+				continue
+			}
+			if _, err := domain.ParseToken(c.body + wrong); !errors.Is(err, domain.ErrTokenChecksum) {
+				t.Errorf("checksum %q for %q: %v, want a checksum error", wrong, c.body, err)
+			}
+		}
 	}
 }
 
 func TestParseTokenRefuses(t *testing.T) {
 	t.Parallel()
 	good := newToken(t, domain.ModeLive).Plaintext()
-	cases := map[string]struct {
+	withChecksum := func(body string) string { return body + checksumOf(body) }
+	cases := []struct {
+		name   string
 		token  string
 		reason error
 	}{
-		"empty":               {"", domain.ErrTokenLength},
-		"short":               {good[:61], domain.ErrTokenLength},
-		"long":                {good + "a", domain.ErrTokenLength},
-		"other prefix":        {"sk_prod_" + good[8:], domain.ErrTokenPrefix},
-		"upper-case prefix":   {"SK_LIVE_" + good[8:], domain.ErrTokenPrefix},
-		"upper in identifier": {good[:8] + "A" + good[9:], domain.ErrTokenChars},
-		"dash in secret":      {good[:30] + "-" + good[31:], domain.ErrTokenChars},
+		{"empty", "", domain.ErrTokenLength},
+		{"one short", good[:61], domain.ErrTokenLength},
+		{"one long", good + "a", domain.ErrTokenLength},
+		{"prefix only", "sk_live_", domain.ErrTokenLength},
+		{"surrounding space", " " + good[:61], domain.ErrTokenPrefix},
+		{"another environment", "sk_prod_" + good[8:], domain.ErrTokenPrefix},
+		{"upper-case prefix", "SK_LIVE_" + good[8:], domain.ErrTokenPrefix},
+		{"publishable-style prefix", "pk_live_" + good[8:], domain.ErrTokenPrefix},
+		{"upper case in identifier", withChecksum(good[:8] + "A" + good[9:56]), domain.ErrTokenChars},
+		{"underscore in identifier", withChecksum(good[:12] + "_" + good[13:56]), domain.ErrTokenChars},
+		{"dash in secret", withChecksum(good[:30] + "-" + good[31:56]), domain.ErrTokenChars},
+		{"dash in checksum", good[:61] + "-", domain.ErrTokenChars},
+		{"multi-byte character", good[:59] + "é" + good[61:], domain.ErrTokenChars}, // é is 2 bytes: 62 bytes in all
 	}
-	for name, c := range cases {
-		_, err := domain.ParseToken(c.token)
-		if !errors.Is(err, domain.ErrInvalidAPIKey) || !errors.Is(err, c.reason) {
-			t.Errorf("%s: err %v, want invalid_api_key because %v", name, err, c.reason)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := domain.ParseToken(c.token)
+			if !errors.Is(err, domain.ErrInvalidAPIKey) || !errors.Is(err, c.reason) {
+				t.Fatalf("ParseToken(%q): %v, want invalid_api_key because %v", c.token, err, c.reason)
+			}
+			var de *domain.Error
+			if !errors.As(err, &de) || de.Code != domain.CodeInvalidAPIKey {
+				t.Fatalf("the error does not carry the invalid_api_key code for the wire: %#v", err)
+			}
+			if strings.Contains(err.Error(), good[24:]) {
+				t.Fatalf("the error %q reveals the secret", err)
+			}
+		})
+	}
+}
+
+// TestChecksumCatchesEverySingleChange changes each character of the
+// identifier and secret part, in turn, to every other character of its
+// alphabet: the CRC-32 detects every such change.
+func TestChecksumCatchesEverySingleChange(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []domain.KeyMode{domain.ModeLive, domain.ModeTest} {
+		good := newToken(t, mode).Plaintext()
+		for i := 8; i < 62; i++ {
+			alphabet := base62Alphabet
+			if i < 24 {
+				alphabet = identifierAlphabet
+			}
+			for _, c := range []byte(alphabet) {
+				if c == good[i] {
+					continue
+				}
+				bad := good[:i] + string(c) + good[i+1:]
+				_, err := domain.ParseToken(bad)
+				if !errors.Is(err, domain.ErrTokenChecksum) || !errors.Is(err, domain.ErrInvalidAPIKey) {
+					t.Fatalf("changing position %d of %q to %q: %v, want invalid_api_key (checksum)", i, good, c, err)
+				}
+			}
 		}
 	}
 }
 
-// TestChecksumCatchesEverySingleChange mutates each character after the
-// prefix to every other character of its alphabet: CRC32 detects them all.
-func TestChecksumCatchesEverySingleChange(t *testing.T) {
+func TestParseKeyMode(t *testing.T) {
 	t.Parallel()
-	good := newToken(t, domain.ModeTest).Plaintext()
-	const idChars = "0123456789abcdefghijklmnopqrstuvwxyz"
-	const b62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	for i := 8; i < 56; i++ {
-		alphabet := b62
-		if i < 24 {
-			alphabet = idChars
+	for s, want := range map[string]domain.KeyMode{"live": domain.ModeLive, "test": domain.ModeTest} {
+		if got, err := domain.ParseKeyMode(s); err != nil || got != want {
+			t.Errorf("ParseKeyMode(%q) = %v, %v", s, got, err)
 		}
-		for _, c := range []byte(alphabet) {
-			if c == good[i] {
-				continue
-			}
-			bad := good[:i] + string(c) + good[i+1:]
-			if _, err := domain.ParseToken(bad); !errors.Is(err, domain.ErrTokenChecksum) {
-				t.Fatalf("changing position %d to %q: err %v, want a checksum error", i, c, err)
-			}
+	}
+	for _, s := range []string{"", "LIVE", "prod", "sandbox"} {
+		if _, err := domain.ParseKeyMode(s); !errors.Is(err, domain.ErrInvalidParameter) {
+			t.Errorf("ParseKeyMode(%q): %v, want invalid_parameter", s, err)
+		}
+	}
+}
+
+func TestNewAPIKey(t *testing.T) {
+	t.Parallel()
+	tok := newToken(t, domain.ModeTest)
+	now := time.Date(2026, 11, 22, 10, 0, 0, 123456789, time.FixedZone("CET", 3600))
+	k, err := domain.NewAPIKey("key_x", "wsp_x", "ci", tok, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := domain.APIKey{ID: "key_x", Workspace: "wsp_x", Name: "ci", Mode: domain.ModeTest,
+		Identifier: tok.Identifier(), Hash: sha256.Sum256([]byte(tok.Plaintext())),
+		CreatedAt: time.Date(2026, 11, 22, 9, 0, 0, 123456000, time.UTC)}
+	if diff := cmp.Diff(want, k, cmp.AllowUnexported(domain.KeyMode{})); diff != "" {
+		t.Fatalf("stored key (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"", strings.Repeat("n", 201)} {
+		if _, err := domain.NewAPIKey("key_x", "wsp_x", name, tok, now); !errors.Is(err, domain.ErrInvalidParameter) {
+			t.Errorf("name of %d bytes: %v, want invalid_parameter", len(name), err)
 		}
 	}
 }
@@ -111,64 +272,79 @@ func TestChecksumCatchesEverySingleChange(t *testing.T) {
 func TestAPIKeyVerify(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	before, after := now.Add(-time.Second), now.Add(time.Second)
 	tok := newToken(t, domain.ModeLive)
-	key, err := domain.NewAPIKey("key_x", "wsp_x", "ci", tok, now)
+	key, err := domain.NewAPIKey("key_x", "wsp_x", "ci", tok, now.Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains([]byte(key.Identifier+key.Name), []byte(tok.Plaintext()[24:])) {
-		t.Fatal("the stored key holds the secret")
-	}
-	if err := key.Verify(tok, now); err != nil {
-		t.Fatalf("the right token is refused: %v", err)
-	}
-	// Another token with the same identifier: forge one with a valid checksum.
-	other := newToken(t, domain.ModeLive)
-	forged := tok.Plaintext()[:24] + other.Plaintext()[24:56]
-	forgedTok := mustParse(t, forged+checksumOf(forged))
-	if err := key.Verify(forgedTok, now); !errors.Is(err, domain.ErrKeyWrongSecret) || !errors.Is(err, domain.ErrInvalidAPIKey) {
-		t.Errorf("wrong secret: %v", err)
-	}
+	// Another token with the same identifier and a valid checksum.
+	other := newToken(t, domain.ModeLive).Plaintext()
+	forgedBody := tok.Plaintext()[:24] + other[24:56]
+	forged := mustParseToken(t, forgedBody+checksumOf(forgedBody))
+	// The same identifier and secret with the other mode's prefix.
+	testBody := "sk_test_" + tok.Plaintext()[8:56]
+	otherMode := mustParseToken(t, testBody+checksumOf(testBody))
 
-	later := now.Add(time.Hour)
-	revoked := key
-	revoked.Revoke(now)
-	if err := revoked.Verify(tok, now); !errors.Is(err, domain.ErrKeyRevoked) {
-		t.Errorf("revoked at now: %v", err)
+	cases := []struct {
+		name    string
+		tok     domain.Token
+		revoked *time.Time
+		expires *time.Time
+		reason  error // nil: accepted
+	}{
+		{"right token", tok, nil, nil, nil},
+		{"same identifier, other secret", forged, nil, nil, domain.ErrKeyWrongSecret},
+		{"same identifier and secret, other mode", otherMode, nil, nil, domain.ErrKeyWrongSecret},
+		{"revoked before now", tok, &before, nil, domain.ErrKeyRevoked},
+		{"revoked at now", tok, &now, nil, domain.ErrKeyRevoked},
+		{"revocation in the future", tok, &after, nil, nil},
+		{"expired before now", tok, nil, &before, domain.ErrKeyExpired},
+		{"expires at now", tok, nil, &now, domain.ErrKeyExpired},
+		{"expires later", tok, nil, &after, nil},
+		{"wrong secret wins over revoked", forged, &before, nil, domain.ErrKeyWrongSecret},
 	}
-	first := *revoked.RevokedAt
-	revoked.Revoke(later)
-	if !revoked.RevokedAt.Equal(first) {
-		t.Errorf("revoking twice moved the revocation time")
-	}
-	future := key
-	future.RevokedAt = &later
-	if err := future.Verify(tok, now); err != nil {
-		t.Errorf("a revocation in the future must not refuse the key yet: %v", err)
-	}
-	expired := key
-	expired.ExpiresAt = &now
-	if err := expired.Verify(tok, now); !errors.Is(err, domain.ErrKeyExpired) {
-		t.Errorf("expired: %v", err)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			k := key
+			k.RevokedAt, k.ExpiresAt = c.revoked, c.expires
+			err := k.Verify(c.tok, now)
+			if c.reason == nil {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, domain.ErrInvalidAPIKey) || !errors.Is(err, c.reason) {
+				t.Fatalf("err %v, want invalid_api_key because %v", err, c.reason)
+			}
+		})
 	}
 }
 
-func mustParse(t *testing.T, s string) domain.Token {
-	t.Helper()
-	tok, err := domain.ParseToken(s)
+func TestAPIKeyRevokeKeepsTheFirstTime(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 999, time.UTC)
+	k, err := domain.NewAPIKey("key_x", "wsp_x", "ci", newToken(t, domain.ModeTest), now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tok
+	k.Revoke(now)
+	first := now.Truncate(time.Microsecond)
+	if k.RevokedAt == nil || !k.RevokedAt.Equal(first) {
+		t.Fatalf("revoked at %v, want %v", k.RevokedAt, first)
+	}
+	k.Revoke(now.Add(time.Hour))
+	if !k.RevokedAt.Equal(first) {
+		t.Fatalf("revoking again moved the time to %v", k.RevokedAt)
+	}
 }
 
-func checksumOf(body string) string {
-	n := crc32.ChecksumIEEE([]byte(body))
-	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	sum := make([]byte, 6)
-	for i := 5; i >= 0; i-- {
-		sum[i] = alphabet[n%62]
-		n /= 62
+func TestUnknownKey(t *testing.T) {
+	t.Parallel()
+	err := domain.UnknownKey()
+	if !errors.Is(err, domain.ErrInvalidAPIKey) || !errors.Is(err, domain.ErrKeyUnknown) {
+		t.Fatalf("UnknownKey() = %v, want invalid_api_key because the key is unknown", err)
 	}
-	return string(sum)
 }

@@ -1,91 +1,289 @@
 package domain_test
 
 import (
-	"strings"
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/heraldhq/herald/domain"
 )
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
+// at is t0 plus n seconds.
+func at(n int) time.Time { return t0.Add(time.Duration(n) * time.Second) }
+
+var cmpStatus = cmp.AllowUnexported(domain.MessageStatus{})
+
+// sending is a message claimed by a dispatcher: queued at 0 s, sending at 1 s.
 func sending() domain.Message {
-	return domain.Message{Status: domain.StatusSending, History: []domain.StatusChange{
-		{Status: domain.StatusQueued, At: t0}, {Status: domain.StatusSending, At: t0.Add(time.Second)}}, UpdatedAt: t0.Add(time.Second)}
-}
-
-func statuses(m domain.Message) string {
-	var s []string
-	for _, h := range m.History {
-		s = append(s, h.Status.String())
+	return domain.Message{
+		Status:    domain.StatusSending,
+		History:   []domain.StatusChange{{Status: domain.StatusQueued, At: at(0)}, {Status: domain.StatusSending, At: at(1)}},
+		CreatedAt: at(0), UpdatedAt: at(1),
 	}
-	return strings.Join(s, ",")
 }
 
-func TestAdvanceMovesForwardOnly(t *testing.T) {
+func history(changes ...any) []domain.StatusChange {
+	var h []domain.StatusChange
+	for i := 0; i < len(changes); i += 2 {
+		h = append(h, domain.StatusChange{Status: changes[i].(domain.MessageStatus), At: at(changes[i+1].(int))})
+	}
+	return h
+}
+
+type event struct {
+	status  domain.MessageStatus
+	at      int
+	failure *domain.Failure
+}
+
+func TestAdvance(t *testing.T) {
+	t.Parallel()
+	undeliverable := &domain.Failure{Code: 131026, Title: "Message undeliverable"}
+	var (
+		queued, sendingS, sent = domain.StatusQueued, domain.StatusSending, domain.StatusSent
+		delivered, read        = domain.StatusDelivered, domain.StatusRead
+		failed                 = domain.StatusFailed
+	)
+	cases := []struct {
+		name        string
+		events      []event
+		changed     []bool // what each Advance reports
+		status      domain.MessageStatus
+		failure     *domain.Failure
+		history     []domain.StatusChange
+		lastUpdated int
+	}{
+		{
+			name:    "forward one step at a time",
+			events:  []event{{sent, 2, nil}, {delivered, 3, nil}, {read, 4, nil}},
+			changed: []bool{true, true, true},
+			status:  read, history: history(queued, 0, sendingS, 1, sent, 2, delivered, 3, read, 4), lastUpdated: 4,
+		},
+		{
+			name:    "forward skipping a step",
+			events:  []event{{delivered, 3, nil}},
+			changed: []bool{true},
+			status:  delivered, history: history(queued, 0, sendingS, 1, delivered, 3), lastUpdated: 3,
+		},
+		{
+			name:    "a late event is kept in the history but does not move the status back",
+			events:  []event{{sent, 2, nil}, {read, 4, nil}, {delivered, 3, nil}},
+			changed: []bool{true, true, true},
+			status:  read, history: history(queued, 0, sendingS, 1, sent, 2, delivered, 3, read, 4), lastUpdated: 4,
+		},
+		{
+			name:    "a duplicate event changes nothing, whatever its time",
+			events:  []event{{sent, 2, nil}, {sent, 2, nil}, {sent, 9, nil}, {sendingS, 5, nil}, {queued, 6, nil}},
+			changed: []bool{true, false, false, false, false},
+			status:  sent, history: history(queued, 0, sendingS, 1, sent, 2), lastUpdated: 2,
+		},
+		{
+			name:    "failed after sent sets the failure",
+			events:  []event{{sent, 2, nil}, {failed, 3, undeliverable}},
+			changed: []bool{true, true},
+			status:  failed, failure: undeliverable, history: history(queued, 0, sendingS, 1, sent, 2, failed, 3), lastUpdated: 3,
+		},
+		{
+			name:    "failed while sending",
+			events:  []event{{failed, 2, undeliverable}},
+			changed: []bool{true},
+			status:  failed, failure: undeliverable, history: history(queued, 0, sendingS, 1, failed, 2), lastUpdated: 2,
+		},
+		{
+			name:    "failed after read is recorded but changes neither status nor failure",
+			events:  []event{{read, 4, nil}, {failed, 5, undeliverable}},
+			changed: []bool{true, true},
+			status:  read, history: history(queued, 0, sendingS, 1, read, 4, failed, 5), lastUpdated: 5,
+		},
+		{
+			name:    "read after failed is recorded but does not change the status",
+			events:  []event{{failed, 2, undeliverable}, {read, 4, nil}},
+			changed: []bool{true, true},
+			status:  failed, failure: undeliverable, history: history(queued, 0, sendingS, 1, failed, 2, read, 4), lastUpdated: 4,
+		},
+		{
+			name:    "a second failure keeps the first",
+			events:  []event{{failed, 2, undeliverable}, {failed, 3, &domain.Failure{Code: 131000, Title: "Something went wrong"}}},
+			changed: []bool{true, false},
+			status:  failed, failure: undeliverable, history: history(queued, 0, sendingS, 1, failed, 2), lastUpdated: 2,
+		},
+		{
+			name:    "failed without a reason",
+			events:  []event{{failed, 2, nil}},
+			changed: []bool{true},
+			status:  failed, history: history(queued, 0, sendingS, 1, failed, 2), lastUpdated: 2,
+		},
+		{
+			name:    "a zero status is ignored",
+			events:  []event{{domain.MessageStatus{}, 2, nil}},
+			changed: []bool{false},
+			status:  sendingS, history: history(queued, 0, sendingS, 1), lastUpdated: 1,
+		},
+		{
+			name:    "an event stamped before the last update keeps UpdatedAt",
+			events:  []event{{read, 4, nil}, {sent, 2, nil}},
+			changed: []bool{true, true},
+			status:  read, history: history(queued, 0, sendingS, 1, sent, 2, read, 4), lastUpdated: 4,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m := sending()
+			var changed []bool
+			for _, e := range c.events {
+				changed = append(changed, m.Advance(e.status, at(e.at), e.failure))
+			}
+			if diff := cmp.Diff(c.changed, changed); diff != "" {
+				t.Errorf("Advance reported (-want +got):\n%s", diff)
+			}
+			if m.Status != c.status {
+				t.Errorf("status %s, want %s", m.Status, c.status)
+			}
+			if diff := cmp.Diff(c.failure, m.Failure); diff != "" {
+				t.Errorf("failure (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(c.history, m.History, cmpStatus); diff != "" {
+				t.Errorf("history (-want +got):\n%s", diff)
+			}
+			if !m.UpdatedAt.Equal(at(c.lastUpdated)) {
+				t.Errorf("updated at %v, want %v", m.UpdatedAt, at(c.lastUpdated))
+			}
+		})
+	}
+}
+
+// TestAdvanceCopiesTheFailure: the message keeps its own copy, so the
+// caller's value can be reused.
+func TestAdvanceCopiesTheFailure(t *testing.T) {
 	t.Parallel()
 	m := sending()
-	m.Advance(domain.StatusSent, t0.Add(2*time.Second), nil)
-	m.Advance(domain.StatusRead, t0.Add(4*time.Second), nil)
-	if m.Status != domain.StatusRead {
-		t.Fatalf("status %s, want read", m.Status)
-	}
-	// A late delivered is kept in the history but does not move the status back.
-	if !m.Advance(domain.StatusDelivered, t0.Add(3*time.Second), nil) {
-		t.Fatal("a late delivered should be recorded")
-	}
-	if m.Status != domain.StatusRead || statuses(m) != "queued,sending,sent,delivered,read" {
-		t.Fatalf("after late delivered: %s %s", m.Status, statuses(m))
-	}
-	// A duplicate changes nothing.
-	before := len(m.History)
-	if m.Advance(domain.StatusSent, t0.Add(9*time.Second), nil) || len(m.History) != before {
-		t.Fatal("a duplicate event changed the message")
+	f := &domain.Failure{Code: 131026, Title: "Message undeliverable"}
+	m.Advance(domain.StatusFailed, at(2), f)
+	f.Code = 1
+	if m.Failure.Code != 131026 {
+		t.Fatalf("the stored failure follows the caller's changes: %+v", m.Failure)
 	}
 }
 
+func TestAdvanceStoresUTCMicroseconds(t *testing.T) {
+	t.Parallel()
+	m := sending()
+	local := time.Date(2026, 11, 22, 11, 0, 5, 123456789, time.FixedZone("CET", 3600))
+	m.Advance(domain.StatusSent, local, nil)
+	got := m.History[len(m.History)-1].At
+	if want := time.Date(2026, 11, 22, 10, 0, 5, 123456000, time.UTC); !got.Equal(want) || got.Location() != time.UTC || got.Nanosecond() != want.Nanosecond() {
+		t.Fatalf("recorded %v, want %v", got, want)
+	}
+}
+
+// TestAdvanceEveryOrdering applies sent, delivered and read in every order
+// (each twice): the message always ends read, with all three in its history
+// ordered by time.
 func TestAdvanceEveryOrdering(t *testing.T) {
 	t.Parallel()
-	at := map[domain.MessageStatus]time.Time{
-		domain.StatusSent: t0.Add(2 * time.Second), domain.StatusDelivered: t0.Add(3 * time.Second), domain.StatusRead: t0.Add(4 * time.Second)}
-	perms := [][]domain.MessageStatus{
-		{domain.StatusSent, domain.StatusDelivered, domain.StatusRead},
-		{domain.StatusSent, domain.StatusRead, domain.StatusDelivered},
-		{domain.StatusDelivered, domain.StatusSent, domain.StatusRead},
-		{domain.StatusDelivered, domain.StatusRead, domain.StatusSent},
-		{domain.StatusRead, domain.StatusSent, domain.StatusDelivered},
-		{domain.StatusRead, domain.StatusDelivered, domain.StatusSent},
-	}
-	for _, p := range perms {
+	times := map[domain.MessageStatus]int{domain.StatusSent: 2, domain.StatusDelivered: 3, domain.StatusRead: 4}
+	want := history(domain.StatusQueued, 0, domain.StatusSending, 1, domain.StatusSent, 2, domain.StatusDelivered, 3, domain.StatusRead, 4)
+	for _, p := range permutations([]domain.MessageStatus{domain.StatusSent, domain.StatusDelivered, domain.StatusRead}) {
 		m := sending()
 		for _, s := range p {
-			m.Advance(s, at[s], nil)
-			m.Advance(s, at[s], nil) // and again: duplicates change nothing
+			if !m.Advance(s, at(times[s]), nil) {
+				t.Errorf("order %v: %s was not recorded", p, s)
+			}
+			if m.Advance(s, at(times[s]), nil) {
+				t.Errorf("order %v: a repeated %s changed the message", p, s)
+			}
 		}
-		if m.Status != domain.StatusRead || statuses(m) != "queued,sending,sent,delivered,read" {
-			t.Errorf("order %v: status %s history %s", p, m.Status, statuses(m))
+		if m.Status != domain.StatusRead {
+			t.Errorf("order %v: status %s, want read", p, m.Status)
+		}
+		if diff := cmp.Diff(want, m.History, cmpStatus); diff != "" {
+			t.Errorf("order %v: history (-want +got):\n%s", p, diff)
 		}
 	}
 }
 
-func TestFailed(t *testing.T) {
+// TestAdvanceTiesFollowTheLifecycle: events with the same time are listed
+// in lifecycle order, failed last.
+func TestAdvanceTiesFollowTheLifecycle(t *testing.T) {
 	t.Parallel()
-	f := &domain.Failure{Code: 131026, Title: "Message undeliverable"}
 	m := sending()
-	m.Advance(domain.StatusSent, t0.Add(2*time.Second), nil)
-	m.Advance(domain.StatusFailed, t0.Add(3*time.Second), f)
-	if m.Status != domain.StatusFailed || m.Failure == nil || m.Failure.Code != 131026 {
-		t.Fatalf("failed after sent: %s %+v", m.Status, m.Failure)
+	m.Advance(domain.StatusFailed, at(2), nil)
+	m.Advance(domain.StatusRead, at(2), nil)
+	m.Advance(domain.StatusSent, at(2), nil)
+	m.Advance(domain.StatusDelivered, at(2), nil)
+	want := history(domain.StatusQueued, 0, domain.StatusSending, 1, domain.StatusSent, 2, domain.StatusDelivered, 2,
+		domain.StatusRead, 2, domain.StatusFailed, 2)
+	if diff := cmp.Diff(want, m.History, cmpStatus); diff != "" {
+		t.Fatalf("history (-want +got):\n%s", diff)
 	}
-	m.Advance(domain.StatusRead, t0.Add(4*time.Second), nil)
-	if m.Status != domain.StatusFailed {
-		t.Fatalf("read after failed moved the status to %s", m.Status)
+}
+
+func permutations[T any](s []T) [][]T {
+	if len(s) <= 1 {
+		return [][]T{append([]T(nil), s...)}
 	}
-	r := sending()
-	r.Advance(domain.StatusRead, t0.Add(2*time.Second), nil)
-	r.Advance(domain.StatusFailed, t0.Add(3*time.Second), f)
-	if r.Status != domain.StatusRead || r.Failure != nil || !strings.Contains(statuses(r), "failed") {
-		t.Fatalf("failed after read: status %s failure %+v history %s", r.Status, r.Failure, statuses(r))
+	var out [][]T
+	for i := range s {
+		rest := append(append([]T(nil), s[:i]...), s[i+1:]...)
+		for _, p := range permutations(rest) {
+			out = append(out, append([]T{s[i]}, p...))
+		}
+	}
+	return out
+}
+
+func TestParseMessageStatus(t *testing.T) {
+	t.Parallel()
+	want := []string{"queued", "sending", "sent", "delivered", "read", "failed"}
+	var got []string
+	for _, s := range domain.MessageStatuses() {
+		got = append(got, s.String())
+		if p, err := domain.ParseMessageStatus(s.String()); err != nil || p != s {
+			t.Errorf("ParseMessageStatus(%q) = %v, %v", s, p, err)
+		}
+		if terminal := s == domain.StatusRead || s == domain.StatusFailed; s.IsTerminal() != terminal {
+			t.Errorf("%s.IsTerminal() = %v", s, !terminal)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("statuses in lifecycle order (-want +got):\n%s", diff)
+	}
+	if _, err := domain.ParseMessageStatus("accepted"); !errors.Is(err, domain.ErrInvalidParameter) {
+		t.Errorf("ParseMessageStatus(accepted): %v, want invalid_parameter", err)
+	}
+}
+
+func TestNewMessageAndOutboundEntry(t *testing.T) {
+	t.Parallel()
+	c := activeCampaign(t, domain.HeaderImage)
+	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	p := domain.Principal{Workspace: "wsp_x", Key: "key_x", Mode: domain.ModeLive}
+	prep, err := c.Prepare([]string{"Ana"}, "https://cdn.example.com/a.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(90 * time.Second)
+	m := domain.NewMessage("msg_x", c, contact, p, prep, now)
+	want := domain.Message{
+		ID: "msg_x", Workspace: "wsp_x", CampaignID: "cmp_x", ContactID: "ctc_x", KeyID: "key_x", Mode: domain.ModeLive,
+		Phone: contact.Phone, TemplateName: "promo", Language: "en", HeaderFormat: domain.HeaderImage,
+		Variables: []string{"Ana"}, MediaHeaderURL: "https://cdn.example.com/a.png", RenderedBody: "Hi Ana",
+		Status: domain.StatusQueued, History: []domain.StatusChange{{Status: domain.StatusQueued, At: now}},
+		CreatedAt: now, UpdatedAt: now,
+	}
+	opts := cmp.Options{cmpStatus, cmp.AllowUnexported(domain.KeyMode{}, domain.PhoneNumber{}, domain.HeaderFormat{})}
+	if diff := cmp.Diff(want, m, opts); diff != "" {
+		t.Fatalf("new message (-want +got):\n%s", diff)
+	}
+	e := domain.OutboundEntry("ent_x", m, contact)
+	wantEntry := domain.Entry{ID: "ent_x", Workspace: "wsp_x", ContactID: "ctc_x", ConversationID: "cnv_x",
+		Direction: domain.Outbound, MessageID: "msg_x", Status: domain.StatusQueued, Body: "Hi Ana", CreatedAt: now}
+	if diff := cmp.Diff(wantEntry, e, cmpStatus, cmp.AllowUnexported(domain.Direction{})); diff != "" {
+		t.Fatalf("outbound entry (-want +got):\n%s", diff)
 	}
 }

@@ -8,29 +8,73 @@ import (
 	"github.com/heraldhq/herald/domain"
 )
 
-func TestParsePhoneNumber(t *testing.T) {
+func TestParsePhoneNumberAccepts(t *testing.T) {
 	t.Parallel()
-	for _, ok := range []string{"+14155552671", "+919876543210", "+447911123456", "+5511988887777"} {
-		p, err := domain.ParsePhoneNumber(ok)
-		if err != nil || p.String() != ok {
-			t.Errorf("%s: %v", ok, err)
-		}
-	}
-	for in, why := range map[string]string{
-		"":                  "empty",
-		"14155552671":       `starting with "+"`,
-		"+1 415 555 2671":   "only digits",
-		"+1-415-555-2671":   "only digits",
-		"+1415555CALL":      "only digits",
-		"+1415":             "8 to 15 digits",
-		"+1234567890123456": "8 to 15 digits",
-		"+0123456789":       "never starts with 0",
-		"+9991234567":       "known country code",
-		"+14155526":         "too short for country code +1",
+	for _, in := range []string{
+		"+14155552671",   // US
+		"+919876543210",  // India
+		"+447911123456",  // UK mobile
+		"+5511988887777", // Brazil, São Paulo mobile
+		"+4915112345678", // Germany mobile
 	} {
-		_, err := domain.ParsePhoneNumber(in)
-		if !errors.Is(err, domain.ErrInvalidPhoneNumber) || !strings.Contains(err.Error(), why) {
-			t.Errorf("%q: %v, want a reason containing %q", in, err, why)
+		p, err := domain.ParsePhoneNumber(in)
+		if err != nil {
+			t.Errorf("ParsePhoneNumber(%q): %v", in, err)
+			continue
+		}
+		if p.String() != in || p.IsZero() {
+			t.Errorf("ParsePhoneNumber(%q) = %q", in, p)
 		}
 	}
+}
+
+func TestParsePhoneNumberRefuses(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, in, detail string
+	}{
+		{"empty", "", "the phone number is empty"},
+		{"no plus", "14155552671", `must be in E.164 form, starting with "+"`},
+		{"double plus", "++14155552671", "only digits"},
+		{"spaces", "+1 415 555 2671", `only digits after the "+" (no spaces or punctuation)`},
+		{"dashes", "+1-415-555-2671", "only digits"},
+		{"parentheses", "+1(415)5552671", "only digits"},
+		{"letters", "+1415555CALL", "only digits"},
+		{"full-width digits", "+１４１５５５５２６７１", "only digits"},
+		{"trailing newline", "+14155552671\n", "only digits"},
+		{"plus only", "+", "8 to 15 digits; this one has 0"},
+		{"too short", "+1415555", "8 to 15 digits; this one has 7"},
+		{"too long", "+1234567890123456", "8 to 15 digits; this one has 16"},
+		{"country code starting with 0", "+0123456789", "a country code never starts with 0"},
+		{"unknown country code", "+9991234567", "does not start with a known country code"},
+		{"too short for its country", "+14155526", "too short for country code +1"},
+		{"ten digits for +1", "+1415555267", "too short for country code +1"},
+		{"too long for its country", "+4479111234567", "too long for country code +44"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := domain.ParsePhoneNumber(c.in)
+			if !errors.Is(err, domain.ErrInvalidPhoneNumber) {
+				t.Fatalf("ParsePhoneNumber(%q) = %q, %v; want invalid_phone_number", c.in, p, err)
+			}
+			var de *domain.Error
+			if !errors.As(err, &de) || de.Param != "phoneNumber" || !strings.Contains(de.Detail, c.detail) {
+				t.Fatalf("ParsePhoneNumber(%q): %#v, want param phoneNumber and a detail containing %q", c.in, err, c.detail)
+			}
+			if !p.IsZero() {
+				t.Fatalf("a refused number returned %q", p)
+			}
+		})
+	}
+}
+
+func TestMustPhoneNumberPanicsOnBadInput(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		if r := recover(); r == nil {
+			t.Fatal("MustPhoneNumber accepted a bad number")
+		}
+	}()
+	domain.MustPhoneNumber("12345")
 }
