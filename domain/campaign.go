@@ -40,9 +40,13 @@ type Campaign struct {
 	Workspace WorkspaceID
 	Name      string
 	Template  Template
-	Status    CampaignStatus
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	// TemplateStatus is Meta's review status of the template, kept current
+	// by template sync; zero for a template defined locally and never seen
+	// in a sync. Only APPROVED templates send.
+	TemplateStatus TemplateStatus
+	Status         CampaignStatus
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // NewCampaign makes a draft campaign.
@@ -64,8 +68,31 @@ func NewCampaign(id CampaignID, ws WorkspaceID, name string, tmpl Template, now 
 
 // Activate lets the campaign send. Drafts and paused campaigns can be
 // activated; archived ones cannot. Activating an active campaign is a no-op.
+// A campaign whose template Meta knows can be activated only while Meta has
+// the template APPROVED.
 func (c *Campaign) Activate(now time.Time) error {
+	if !c.TemplateStatus.IsZero() && c.TemplateStatus != TemplateApproved {
+		return &Error{Code: CodeInvalidTransition, Detail: "template " + c.templateRef() + " is " +
+			c.TemplateStatus.String() + " at Meta; a campaign can be activated only while its template is APPROVED"}
+	}
 	return c.moveTo(CampaignActive, now, CampaignDraft, CampaignPaused, CampaignActive)
+}
+
+// SetTemplateStatus records Meta's current status of the campaign's
+// template. The campaign keeps its own status: while the template is not
+// APPROVED, Prepare refuses sends, and they resume when it is approved
+// again. It reports whether anything changed.
+func (c *Campaign) SetTemplateStatus(s TemplateStatus, now time.Time) bool {
+	if c.TemplateStatus == s {
+		return false
+	}
+	c.TemplateStatus = s
+	c.UpdatedAt = now.UTC().Truncate(time.Microsecond)
+	return true
+}
+
+func (c Campaign) templateRef() string {
+	return c.Template.Name + " (" + c.Template.Language + ")"
 }
 
 // Pause stops the campaign's sends until it is activated again.
@@ -105,6 +132,11 @@ type Prepared struct {
 func (c Campaign) Prepare(vars []string, mediaURL string) (Prepared, error) {
 	if c.Status != CampaignActive {
 		return Prepared{}, CampaignNotActive(c.Status)
+	}
+	if !c.TemplateStatus.IsZero() && c.TemplateStatus != TemplateApproved {
+		return Prepared{}, &Error{Code: CodeCampaignNotActive, Param: "campaignId",
+			Detail: "the campaign's template " + c.templateRef() + " is " + c.TemplateStatus.String() +
+				" at Meta; sends resume when Meta approves it again"}
 	}
 	if err := c.Template.CheckVariables(vars); err != nil {
 		return Prepared{}, err

@@ -19,6 +19,7 @@ const (
 	CodeMessageNotFound        Code = "message_not_found"
 	CodeKeyNotFound            Code = "key_not_found"
 	CodeWorkspaceNotFound      Code = "workspace_not_found"
+	CodeTemplateNotFound       Code = "template_not_found"
 	CodeCampaignNotActive      Code = "campaign_not_active"
 	CodeContactOptedOut        Code = "contact_opted_out"
 	CodeVariablesMismatch      Code = "variables_mismatch"
@@ -38,7 +39,7 @@ func Codes() []Code {
 	return []Code{
 		CodeInvalidAPIKey, CodeInvalidPhoneNumber, CodeCampaignNotFound,
 		CodeContactNotFound, CodeMessageNotFound, CodeKeyNotFound,
-		CodeWorkspaceNotFound, CodeCampaignNotActive, CodeContactOptedOut,
+		CodeWorkspaceNotFound, CodeTemplateNotFound, CodeCampaignNotActive, CodeContactOptedOut,
 		CodeVariablesMismatch, CodeMediaHeaderRequired, CodeMediaHeaderNotAllowed,
 		CodeInvalidMediaURL, CodeUnsupportedMediaFormat, CodeMediaUnreachable,
 		CodeInvalidParameter, CodeInvalidTransition, CodeConflict,
@@ -80,6 +81,7 @@ var (
 	ErrMessageNotFound       = &Error{Code: CodeMessageNotFound, Detail: "no message with this id"}
 	ErrKeyNotFound           = &Error{Code: CodeKeyNotFound, Detail: "no API key with this id"}
 	ErrWorkspaceNotFound     = &Error{Code: CodeWorkspaceNotFound, Detail: "no workspace with this id"}
+	ErrTemplateNotFound      = &Error{Code: CodeTemplateNotFound, Detail: "no synced template with this name and language"}
 	ErrCampaignNotActive     = &Error{Code: CodeCampaignNotActive}
 	ErrContactOptedOut       = &Error{Code: CodeContactOptedOut, Detail: "the recipient opted out of messages"}
 	ErrVariablesMismatch     = &Error{Code: CodeVariablesMismatch}

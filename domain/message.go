@@ -87,6 +87,7 @@ type Message struct {
 	Status         MessageStatus
 	History        []StatusChange
 	ProviderID     string // Meta's wamid, once sent
+	WaID           string // the recipient's WhatsApp id, as Meta answered the send
 	Failure        *Failure
 	CreatedAt      time.Time
 	UpdatedAt      time.Time

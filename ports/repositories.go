@@ -10,6 +10,7 @@ import (
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/workspace_repository.go . WorkspaceRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/key_repository.go . KeyRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/campaign_repository.go . CampaignRepository
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/template_repository.go . TemplateRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/contact_repository.go . ContactRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/message_repository.go . MessageRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/message_queue.go . MessageQueue
@@ -66,6 +67,25 @@ type CampaignRepository interface {
 	// page, empty on the last.
 	ListCampaigns(ctx context.Context, ws domain.WorkspaceID, p Page) ([]domain.Campaign, string, error)
 	UpdateCampaign(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, fn func(*domain.Campaign) error) (domain.Campaign, error)
+	// ListCampaignsByTemplate returns, across workspaces, every campaign
+	// that sends the template name in language, oldest first: template
+	// status changes apply to them all.
+	ListCampaignsByTemplate(ctx context.Context, name, language string) ([]domain.Campaign, error)
+}
+
+// TemplateRepository stores the message templates read from WhatsApp
+// Business Accounts by template sync. Templates belong to an account, not a
+// workspace: the account's campaigns in every workspace use them.
+type TemplateRepository interface {
+	// ReplaceTemplates makes ts the account's templates: each is stored by
+	// name and language, replacing what was stored, and the account's
+	// templates missing from ts are removed.
+	ReplaceTemplates(ctx context.Context, account string, ts []domain.SyncedTemplate) error
+	// ListTemplates returns the account's templates ordered by name, then
+	// language.
+	ListTemplates(ctx context.Context, account string) ([]domain.SyncedTemplate, error)
+	// GetTemplate returns one template, or domain.ErrTemplateNotFound.
+	GetTemplate(ctx context.Context, account, name, language string) (domain.SyncedTemplate, error)
 }
 
 // ContactRepository stores contacts, unique by phone number per workspace.

@@ -10,6 +10,7 @@ import (
 
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/whatsapp_sender.go . WhatsAppSender
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/status_sink.go . StatusSink
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/template_source.go . TemplateSource
 
 // OutboundMessage is one template message as a sender needs it.
 type OutboundMessage struct {
@@ -52,7 +53,11 @@ type SendError struct {
 	Code       int    // the provider's error code, when it gave one
 	Title      string // the provider's error title
 	RetryAfter time.Duration
-	Err        error
+	// Ambiguous is set when the request was written but no answer came
+	// back (a timeout or a cut connection): the provider may have accepted
+	// the message, so a retry may deliver it twice.
+	Ambiguous bool
+	Err       error
 }
 
 func (e *SendError) Error() string {
@@ -67,6 +72,14 @@ func (e *SendError) Error() string {
 }
 
 func (e *SendError) Unwrap() error { return e.Err }
+
+// TemplateSource reads a WhatsApp Business Account's message templates.
+type TemplateSource interface {
+	// Account is the business account (WABA) id the templates belong to.
+	Account() string
+	// ListTemplates reads every template of the account, all pages.
+	ListTemplates(ctx context.Context) ([]domain.SyncedTemplate, error)
+}
 
 // StatusEvent is a provider's report that a message reached a status: from
 // Meta's webhooks or from the sandbox, through the same pipeline.

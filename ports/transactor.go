@@ -9,6 +9,7 @@ type Repos struct {
 	Workspaces    WorkspaceRepository
 	Keys          KeyRepository
 	Campaigns     CampaignRepository
+	Templates     TemplateRepository
 	Contacts      ContactRepository
 	Messages      MessageRepository
 	Queue         MessageQueue

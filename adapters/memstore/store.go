@@ -30,6 +30,7 @@ var (
 	_ ports.WorkspaceRepository    = (*Store)(nil)
 	_ ports.KeyRepository          = (*Store)(nil)
 	_ ports.CampaignRepository     = (*Store)(nil)
+	_ ports.TemplateRepository     = (*Store)(nil)
 	_ ports.ContactRepository      = (*Store)(nil)
 	_ ports.MessageRepository      = (*Store)(nil)
 	_ ports.MessageQueue           = (*Store)(nil)
@@ -45,6 +46,7 @@ func New() *Store {
 		keys:        map[domain.KeyID]domain.APIKey{},
 		keyIDs:      map[string]domain.KeyID{},
 		campaigns:   map[domain.CampaignID]domain.Campaign{},
+		templates:   map[templateKey]domain.SyncedTemplate{},
 		contacts:    map[domain.ContactID]domain.Contact{},
 		contactIDs:  map[phoneKey]domain.ContactID{},
 		messages:    map[domain.MessageID]domain.Message{},
@@ -69,6 +71,7 @@ type state struct {
 	keys        map[domain.KeyID]domain.APIKey
 	keyIDs      map[string]domain.KeyID // by identifier
 	campaigns   map[domain.CampaignID]domain.Campaign
+	templates   map[templateKey]domain.SyncedTemplate
 	contacts    map[domain.ContactID]domain.Contact
 	contactIDs  map[phoneKey]domain.ContactID
 	messages    map[domain.MessageID]domain.Message
@@ -76,6 +79,8 @@ type state struct {
 	queue       map[domain.MessageID]queueItem // messages not yet released for good
 	entries     map[domain.EntryID]domain.Entry
 }
+
+type templateKey struct{ account, name, language string }
 
 type phoneKey struct {
 	ws    domain.WorkspaceID
@@ -319,6 +324,67 @@ func (r *repos) UpdateCampaign(ctx context.Context, ws domain.WorkspaceID, id do
 	c = copyCampaign(c)
 	put(r.st, r.st.campaigns, id, c)
 	return copyCampaign(c), nil
+}
+
+// ListCampaignsByTemplate returns, across workspaces, the campaigns that
+// send the template name in language, oldest first.
+func (r *repos) ListCampaignsByTemplate(ctx context.Context, name, language string) ([]domain.Campaign, error) {
+	defer r.enter(ctx)()
+	out := []domain.Campaign{}
+	for _, c := range r.st.campaigns {
+		if c.Template.Name == name && c.Template.Language == language {
+			out = append(out, copyCampaign(c))
+		}
+	}
+	slices.SortFunc(out, func(a, b domain.Campaign) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// ReplaceTemplates makes ts the account's templates: the account's stored
+// templates missing from ts are deleted and the others stored, under
+// account whatever their Account field says.
+func (r *repos) ReplaceTemplates(ctx context.Context, account string, ts []domain.SyncedTemplate) error {
+	defer r.enter(ctx)()
+	keep := make(map[templateKey]bool, len(ts))
+	for _, t := range ts {
+		keep[templateKey{account, t.Name, t.Language}] = true
+	}
+	for k := range r.st.templates {
+		if k.account == account && !keep[k] {
+			del(r.st, r.st.templates, k)
+		}
+	}
+	for _, t := range ts {
+		t.Account = account
+		put(r.st, r.st.templates, templateKey{account, t.Name, t.Language}, copyTemplate(t))
+	}
+	return nil
+}
+
+// ListTemplates returns the account's templates ordered by name, then
+// language.
+func (r *repos) ListTemplates(ctx context.Context, account string) ([]domain.SyncedTemplate, error) {
+	defer r.enter(ctx)()
+	out := []domain.SyncedTemplate{}
+	for k, t := range r.st.templates {
+		if k.account == account {
+			out = append(out, copyTemplate(t))
+		}
+	}
+	slices.SortFunc(out, func(a, b domain.SyncedTemplate) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Language, b.Language))
+	})
+	return out, nil
+}
+
+// GetTemplate returns one of the account's templates.
+func (r *repos) GetTemplate(ctx context.Context, account, name, language string) (domain.SyncedTemplate, error) {
+	defer r.enter(ctx)()
+	t, ok := r.st.templates[templateKey{account, name, language}]
+	if !ok {
+		return domain.SyncedTemplate{}, domain.NotFound(domain.ErrTemplateNotFound)
+	}
+	return copyTemplate(t), nil
 }
 
 // CreateContact stores a new contact; its phone number must be unused in
@@ -625,6 +691,12 @@ func copyCampaign(c domain.Campaign) domain.Campaign {
 	c.Template.Placeholders = slices.Clone(c.Template.Placeholders)
 	c.CreatedAt, c.UpdatedAt = utc(c.CreatedAt), utc(c.UpdatedAt)
 	return c
+}
+
+func copyTemplate(t domain.SyncedTemplate) domain.SyncedTemplate {
+	t.Definition.Placeholders = slices.Clone(t.Definition.Placeholders)
+	t.SyncedAt = utc(t.SyncedAt)
+	return t
 }
 
 func copyContact(c domain.Contact) domain.Contact {

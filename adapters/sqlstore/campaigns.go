@@ -8,23 +8,24 @@ import (
 )
 
 type campaignRow struct {
-	ID           string   `db:"id"`
-	WorkspaceID  string   `db:"workspace_id"`
-	Name         string   `db:"name"`
-	TemplateName string   `db:"template_name"`
-	Language     string   `db:"language"`
-	HeaderFormat string   `db:"header_format"`
-	HeaderText   string   `db:"header_text"`
-	Body         string   `db:"body"`
-	Footer       string   `db:"footer"`
-	Placeholders jsonText `db:"placeholders"`
-	Status       string   `db:"status"`
-	CreatedAt    dbTime   `db:"created_at"`
-	UpdatedAt    dbTime   `db:"updated_at"`
+	ID             string   `db:"id"`
+	WorkspaceID    string   `db:"workspace_id"`
+	Name           string   `db:"name"`
+	TemplateName   string   `db:"template_name"`
+	Language       string   `db:"language"`
+	HeaderFormat   string   `db:"header_format"`
+	HeaderText     string   `db:"header_text"`
+	Body           string   `db:"body"`
+	Footer         string   `db:"footer"`
+	Placeholders   jsonText `db:"placeholders"`
+	TemplateStatus string   `db:"template_status"`
+	Status         string   `db:"status"`
+	CreatedAt      dbTime   `db:"created_at"`
+	UpdatedAt      dbTime   `db:"updated_at"`
 }
 
 const campaignColumns = `id, workspace_id, name, template_name, language, header_format, header_text, body, footer,
-placeholders, status, created_at, updated_at`
+placeholders, template_status, status, created_at, updated_at`
 
 // placeholderJSON is the stored form of a template placeholder.
 type placeholderJSON struct {
@@ -32,15 +33,37 @@ type placeholderJSON struct {
 	Label string `json:"label"`
 }
 
-func toCampaignRow(c domain.Campaign) (campaignRow, error) {
-	var ph []placeholderJSON // nil stays null, empty stays []
-	if c.Template.Placeholders != nil {
-		ph = make([]placeholderJSON, 0, len(c.Template.Placeholders))
-		for _, p := range c.Template.Placeholders {
+// toPlaceholdersJSON encodes placeholders: nil stays null, empty stays [].
+func toPlaceholdersJSON(ps []domain.Placeholder) (jsonText, error) {
+	var ph []placeholderJSON
+	if ps != nil {
+		ph = make([]placeholderJSON, 0, len(ps))
+		for _, p := range ps {
 			ph = append(ph, placeholderJSON{Index: p.Index, Label: p.Label})
 		}
 	}
-	phJSON, err := toJSON(ph)
+	return toJSON(ph)
+}
+
+// fromPlaceholdersJSON decodes what toPlaceholdersJSON encoded; of is the
+// owner, for the error.
+func fromPlaceholdersJSON(j jsonText, of string) ([]domain.Placeholder, error) {
+	var ph []placeholderJSON
+	if err := j.decode(&ph); err != nil {
+		return nil, corrupt("placeholders of "+of, string(j))
+	}
+	if ph == nil {
+		return nil, nil
+	}
+	out := make([]domain.Placeholder, 0, len(ph))
+	for _, p := range ph {
+		out = append(out, domain.Placeholder{Index: p.Index, Label: p.Label})
+	}
+	return out, nil
+}
+
+func toCampaignRow(c domain.Campaign) (campaignRow, error) {
+	phJSON, err := toPlaceholdersJSON(c.Template.Placeholders)
 	if err != nil {
 		return campaignRow{}, err
 	}
@@ -48,7 +71,8 @@ func toCampaignRow(c domain.Campaign) (campaignRow, error) {
 	return campaignRow{
 		ID: string(c.ID), WorkspaceID: string(c.Workspace), Name: c.Name,
 		TemplateName: t.Name, Language: t.Language, HeaderFormat: t.HeaderFormat.String(), HeaderText: t.HeaderText,
-		Body: t.Body, Footer: t.Footer, Placeholders: phJSON, Status: c.Status.String(),
+		Body: t.Body, Footer: t.Footer, Placeholders: phJSON,
+		TemplateStatus: c.TemplateStatus.String(), Status: c.Status.String(),
 		CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt),
 	}, nil
 }
@@ -62,16 +86,13 @@ func (r campaignRow) toDomain() (domain.Campaign, error) {
 	if err != nil {
 		return domain.Campaign{}, err
 	}
-	var ph []placeholderJSON
-	if err := r.Placeholders.decode(&ph); err != nil {
-		return domain.Campaign{}, corrupt("placeholders of campaign "+r.ID, string(r.Placeholders))
+	tmplStatus, err := parseStored("template status", r.TemplateStatus, domain.ParseTemplateStatus)
+	if err != nil {
+		return domain.Campaign{}, err
 	}
-	var placeholders []domain.Placeholder
-	if ph != nil {
-		placeholders = make([]domain.Placeholder, 0, len(ph))
-		for _, p := range ph {
-			placeholders = append(placeholders, domain.Placeholder{Index: p.Index, Label: p.Label})
-		}
+	placeholders, err := fromPlaceholdersJSON(r.Placeholders, "campaign "+r.ID)
+	if err != nil {
+		return domain.Campaign{}, err
 	}
 	return domain.Campaign{
 		ID: domain.CampaignID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID), Name: r.Name,
@@ -79,7 +100,7 @@ func (r campaignRow) toDomain() (domain.Campaign, error) {
 			Name: r.TemplateName, Language: r.Language, HeaderFormat: header, HeaderText: r.HeaderText,
 			Body: r.Body, Footer: r.Footer, Placeholders: placeholders,
 		},
-		Status: status, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
+		TemplateStatus: tmplStatus, Status: status, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
 	}, nil
 }
 
@@ -87,7 +108,7 @@ func (r campaignRow) toDomain() (domain.Campaign, error) {
 func (s *Store) CreateCampaign(ctx context.Context, c domain.Campaign) error {
 	const q = `INSERT INTO campaigns (` + campaignColumns + `)
 VALUES (:id, :workspace_id, :name, :template_name, :language, :header_format, :header_text, :body, :footer,
-:placeholders, :status, :created_at, :updated_at)`
+:placeholders, :template_status, :status, :created_at, :updated_at)`
 	row, err := toCampaignRow(c)
 	if err == nil {
 		_, err = s.exec(ctx, q, row)
@@ -146,7 +167,7 @@ func (s *Store) UpdateCampaign(ctx context.Context, ws domain.WorkspaceID, id do
 	const qUpdate = `UPDATE campaigns
 SET name = :name, template_name = :template_name, language = :language, header_format = :header_format,
     header_text = :header_text, body = :body, footer = :footer, placeholders = :placeholders,
-    status = :status, created_at = :created_at, updated_at = :updated_at
+    template_status = :template_status, status = :status, created_at = :created_at, updated_at = :updated_at
 WHERE workspace_id = :workspace_id AND id = :id`
 	var c domain.Campaign
 	err := s.inTx(ctx, func(ts *Store) error {
@@ -168,4 +189,25 @@ WHERE workspace_id = :workspace_id AND id = :id`
 		return domain.Campaign{}, err
 	}
 	return c, nil
+}
+
+// ListCampaignsByTemplate returns, across workspaces, the campaigns that
+// send the template name in language, oldest first.
+func (s *Store) ListCampaignsByTemplate(ctx context.Context, name, language string) ([]domain.Campaign, error) {
+	const q = `SELECT ` + campaignColumns + ` FROM campaigns
+WHERE template_name = :template_name AND language = :language
+ORDER BY id`
+	var rows []campaignRow
+	if err := s.selectAll(ctx, &rows, q, map[string]any{"template_name": name, "language": language}); err != nil {
+		return nil, s.fail("list campaigns by template", err, nil)
+	}
+	out := make([]domain.Campaign, 0, len(rows))
+	for _, r := range rows {
+		c, err := r.toDomain()
+		if err != nil {
+			return nil, s.fail("list campaigns by template", err, nil)
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }

@@ -26,6 +26,7 @@ type messageRow struct {
 	Status         string        `db:"status"`
 	History        jsonText      `db:"history"`
 	ProviderID     nullString    `db:"provider_id"`
+	WaID           string        `db:"wa_id"`
 	FailureCode    sql.NullInt64 `db:"failure_code"`
 	FailureTitle   nullString    `db:"failure_title"`
 	CreatedAt      dbTime        `db:"created_at"`
@@ -33,7 +34,7 @@ type messageRow struct {
 }
 
 const messageColumns = `id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name,
-language, header_format, variables, media_header_url, rendered_body, status, history, provider_id,
+language, header_format, variables, media_header_url, rendered_body, status, history, provider_id, wa_id,
 failure_code, failure_title, created_at, updated_at`
 
 // statusChangeJSON is the stored form of one status history entry.
@@ -64,7 +65,8 @@ func toMessageRow(m domain.Message) (messageRow, error) {
 		PhoneNumber: m.Phone.String(), TemplateName: m.TemplateName, Language: m.Language,
 		HeaderFormat: m.HeaderFormat.String(), Variables: vars, MediaHeaderURL: m.MediaHeaderURL,
 		RenderedBody: m.RenderedBody, Status: m.Status.String(), History: histJSON,
-		ProviderID: nullString(m.ProviderID), CreatedAt: newDBTime(m.CreatedAt), UpdatedAt: newDBTime(m.UpdatedAt),
+		ProviderID: nullString(m.ProviderID), WaID: m.WaID,
+		CreatedAt: newDBTime(m.CreatedAt), UpdatedAt: newDBTime(m.UpdatedAt),
 	}
 	if m.Failure != nil {
 		row.FailureCode = sql.NullInt64{Int64: int64(m.Failure.Code), Valid: true}
@@ -111,7 +113,7 @@ func (r messageRow) toDomain() (domain.Message, error) {
 		KeyID: domain.KeyID(r.KeyID), Mode: mode, Phone: domain.UnmarshalPhoneNumberFromStore(r.PhoneNumber),
 		TemplateName: r.TemplateName, Language: r.Language, HeaderFormat: header, Variables: vars,
 		MediaHeaderURL: r.MediaHeaderURL, RenderedBody: r.RenderedBody, Status: status, History: history,
-		ProviderID: string(r.ProviderID), CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
+		ProviderID: string(r.ProviderID), WaID: r.WaID, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
 	}
 	if r.FailureCode.Valid {
 		m.Failure = &domain.Failure{Code: int(r.FailureCode.Int64), Title: string(r.FailureTitle)}
@@ -123,7 +125,7 @@ func (r messageRow) toDomain() (domain.Message, error) {
 func (s *Store) CreateMessage(ctx context.Context, m domain.Message) error {
 	const q = `INSERT INTO messages (` + messageColumns + `, due_at, attempts)
 VALUES (:id, :workspace_id, :campaign_id, :contact_id, :key_id, :mode, :phone_number, :template_name,
-:language, :header_format, :variables, :media_header_url, :rendered_body, :status, :history, :provider_id,
+:language, :header_format, :variables, :media_header_url, :rendered_body, :status, :history, :provider_id, :wa_id,
 :failure_code, :failure_title, :created_at, :updated_at, :created_at, 0)`
 	row, err := toMessageRow(m)
 	if err == nil {
@@ -193,7 +195,7 @@ func (s *Store) writeMessage(ctx context.Context, m domain.Message) error {
 SET key_id = :key_id, mode = :mode, phone_number = :phone_number, template_name = :template_name,
     language = :language, header_format = :header_format, variables = :variables,
     media_header_url = :media_header_url, rendered_body = :rendered_body, status = :status,
-    history = :history, provider_id = :provider_id, failure_code = :failure_code,
+    history = :history, provider_id = :provider_id, wa_id = :wa_id, failure_code = :failure_code,
     failure_title = :failure_title, created_at = :created_at, updated_at = :updated_at
 WHERE workspace_id = :workspace_id AND id = :id`
 	row, err := toMessageRow(m)

@@ -28,6 +28,7 @@ var (
 	_ ports.WorkspaceRepository    = (*Store)(nil)
 	_ ports.KeyRepository          = (*Store)(nil)
 	_ ports.CampaignRepository     = (*Store)(nil)
+	_ ports.TemplateRepository     = (*Store)(nil)
 	_ ports.ContactRepository      = (*Store)(nil)
 	_ ports.MessageRepository      = (*Store)(nil)
 	_ ports.MessageQueue           = (*Store)(nil)

@@ -374,6 +374,7 @@ func TestSQLiteModule(t *testing.T) {
 		workspaces ports.WorkspaceRepository
 		keys       ports.KeyRepository
 		campaigns  ports.CampaignRepository
+		templates  ports.TemplateRepository
 		contacts   ports.ContactRepository
 		messages   ports.MessageRepository
 		queue      ports.MessageQueue
@@ -381,7 +382,7 @@ func TestSQLiteModule(t *testing.T) {
 		db         *sqlx.DB
 	)
 	opts := fx.Options(sqlstore.SQLiteModule, fx.Supply(cfg), fx.NopLogger,
-		fx.Populate(&pinger, &tx, &workspaces, &keys, &campaigns, &contacts, &messages, &queue, &convs, &db))
+		fx.Populate(&pinger, &tx, &workspaces, &keys, &campaigns, &templates, &contacts, &messages, &queue, &convs, &db))
 	if err := fx.ValidateApp(opts); err != nil {
 		t.Fatalf("ValidateApp: %v", err)
 	}
@@ -394,7 +395,7 @@ func TestSQLiteModule(t *testing.T) {
 	if err != nil || current != latest {
 		t.Fatalf("Version after start = %d, %d, %v; want migrated", current, latest, err)
 	}
-	for _, p := range []any{tx, workspaces, keys, campaigns, contacts, messages, queue, convs} {
+	for _, p := range []any{tx, workspaces, keys, campaigns, templates, contacts, messages, queue, convs} {
 		if p != pinger {
 			t.Fatalf("%T is not the same store as the pinger", p)
 		}

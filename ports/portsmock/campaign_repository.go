@@ -29,6 +29,9 @@ var _ ports.CampaignRepository = &CampaignRepositoryMock{}
 //			ListCampaignsFunc: func(ctx context.Context, ws domain.WorkspaceID, p ports.Page) ([]domain.Campaign, string, error) {
 //				panic("mock out the ListCampaigns method")
 //			},
+//			ListCampaignsByTemplateFunc: func(ctx context.Context, name string, language string) ([]domain.Campaign, error) {
+//				panic("mock out the ListCampaignsByTemplate method")
+//			},
 //			UpdateCampaignFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, fn func(*domain.Campaign) error) (domain.Campaign, error) {
 //				panic("mock out the UpdateCampaign method")
 //			},
@@ -47,6 +50,9 @@ type CampaignRepositoryMock struct {
 
 	// ListCampaignsFunc mocks the ListCampaigns method.
 	ListCampaignsFunc func(ctx context.Context, ws domain.WorkspaceID, p ports.Page) ([]domain.Campaign, string, error)
+
+	// ListCampaignsByTemplateFunc mocks the ListCampaignsByTemplate method.
+	ListCampaignsByTemplateFunc func(ctx context.Context, name string, language string) ([]domain.Campaign, error)
 
 	// UpdateCampaignFunc mocks the UpdateCampaign method.
 	UpdateCampaignFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, fn func(*domain.Campaign) error) (domain.Campaign, error)
@@ -78,6 +84,15 @@ type CampaignRepositoryMock struct {
 			// P is the p argument value.
 			P ports.Page
 		}
+		// ListCampaignsByTemplate holds details about calls to the ListCampaignsByTemplate method.
+		ListCampaignsByTemplate []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Name is the name argument value.
+			Name string
+			// Language is the language argument value.
+			Language string
+		}
 		// UpdateCampaign holds details about calls to the UpdateCampaign method.
 		UpdateCampaign []struct {
 			// Ctx is the ctx argument value.
@@ -90,10 +105,11 @@ type CampaignRepositoryMock struct {
 			Fn func(*domain.Campaign) error
 		}
 	}
-	lockCreateCampaign sync.RWMutex
-	lockGetCampaign    sync.RWMutex
-	lockListCampaigns  sync.RWMutex
-	lockUpdateCampaign sync.RWMutex
+	lockCreateCampaign          sync.RWMutex
+	lockGetCampaign             sync.RWMutex
+	lockListCampaigns           sync.RWMutex
+	lockListCampaignsByTemplate sync.RWMutex
+	lockUpdateCampaign          sync.RWMutex
 }
 
 // CreateCampaign calls CreateCampaignFunc.
@@ -209,6 +225,46 @@ func (mock *CampaignRepositoryMock) ListCampaignsCalls() []struct {
 	mock.lockListCampaigns.RLock()
 	calls = mock.calls.ListCampaigns
 	mock.lockListCampaigns.RUnlock()
+	return calls
+}
+
+// ListCampaignsByTemplate calls ListCampaignsByTemplateFunc.
+func (mock *CampaignRepositoryMock) ListCampaignsByTemplate(ctx context.Context, name string, language string) ([]domain.Campaign, error) {
+	if mock.ListCampaignsByTemplateFunc == nil {
+		panic("CampaignRepositoryMock.ListCampaignsByTemplateFunc: method is nil but CampaignRepository.ListCampaignsByTemplate was just called")
+	}
+	callInfo := struct {
+		Ctx      context.Context
+		Name     string
+		Language string
+	}{
+		Ctx:      ctx,
+		Name:     name,
+		Language: language,
+	}
+	mock.lockListCampaignsByTemplate.Lock()
+	mock.calls.ListCampaignsByTemplate = append(mock.calls.ListCampaignsByTemplate, callInfo)
+	mock.lockListCampaignsByTemplate.Unlock()
+	return mock.ListCampaignsByTemplateFunc(ctx, name, language)
+}
+
+// ListCampaignsByTemplateCalls gets all the calls that were made to ListCampaignsByTemplate.
+// Check the length with:
+//
+//	len(mockedCampaignRepository.ListCampaignsByTemplateCalls())
+func (mock *CampaignRepositoryMock) ListCampaignsByTemplateCalls() []struct {
+	Ctx      context.Context
+	Name     string
+	Language string
+} {
+	var calls []struct {
+		Ctx      context.Context
+		Name     string
+		Language string
+	}
+	mock.lockListCampaignsByTemplate.RLock()
+	calls = mock.calls.ListCampaignsByTemplate
+	mock.lockListCampaignsByTemplate.RUnlock()
 	return calls
 }
 

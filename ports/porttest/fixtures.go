@@ -107,6 +107,51 @@ func NewCampaign(t testing.TB, ws domain.WorkspaceID) domain.Campaign {
 	return c
 }
 
+// NewSyncedTemplate returns an approved marketing template of account, as
+// template sync reads it: a text header, a footer and two labelled
+// placeholders, under the given name and language.
+func NewSyncedTemplate(t testing.TB, account, name, language string) domain.SyncedTemplate {
+	t.Helper()
+	def, err := domain.NewTemplate(name, language, domain.HeaderText, "Your order",
+		"Hi {{1}}, your order {{2}} ships today.", "Reply STOP to opt out",
+		[]string{"first name", "order number"})
+	if err != nil {
+		t.Fatalf("NewTemplate: %v", err)
+	}
+	return domain.SyncedTemplate{
+		Account: account, ProviderID: NewProviderTemplateID(), Name: name, Language: language,
+		Status: domain.TemplateApproved, Category: "MARKETING", Definition: def, SyncedAt: Now(),
+	}
+}
+
+// NewUnsupportedTemplate returns a template of account that Herald cannot
+// send: its definition is zero and Unsupported says why.
+func NewUnsupportedTemplate(account, name, language string) domain.SyncedTemplate {
+	return domain.SyncedTemplate{
+		Account: account, ProviderID: NewProviderTemplateID(), Name: name, Language: language,
+		Status: domain.TemplateApproved, Category: "UTILITY",
+		Unsupported: "the template has a location header", SyncedAt: Now(),
+	}
+}
+
+// NewProviderTemplateID returns a random numeric id like Meta's template
+// ids.
+func NewProviderTemplateID() string {
+	n, err := rand.Int(rand.Reader, big.NewInt(1e15))
+	if err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf("1%015d", n.Int64())
+}
+
+// NewAccount returns a fresh random WhatsApp Business Account id, so that
+// cases isolate their templates.
+func NewAccount() string { return NewID("waba") }
+
+// NewTemplateName returns a fresh random template name, so that cases
+// isolate the campaigns that use it.
+func NewTemplateName() string { return NewID("tpl") }
+
 // NewContact returns a contact in ws with a random phone number, a name, an
 // email address, attributes and tags, not yet stored.
 func NewContact(t testing.TB, ws domain.WorkspaceID) domain.Contact {
@@ -161,7 +206,7 @@ func NewInboundEntry(ct domain.Contact, body string) domain.Entry {
 // in UTC.
 var cmpOptions = cmp.Options{
 	cmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{}, domain.HeaderFormat{},
-		domain.CampaignStatus{}, domain.MessageStatus{}, domain.Direction{}),
+		domain.CampaignStatus{}, domain.MessageStatus{}, domain.Direction{}, domain.TemplateStatus{}),
 	cmpopts.EquateEmpty(),
 	cmp.Comparer(func(a, b time.Time) bool {
 		return a.Equal(b) && a.Location().String() == b.Location().String()
@@ -287,6 +332,18 @@ func cloneKey(k domain.APIKey) domain.APIKey {
 func cloneCampaign(c domain.Campaign) domain.Campaign {
 	c.Template.Placeholders = slices.Clone(c.Template.Placeholders)
 	return c
+}
+
+func cloneSyncedTemplates(ts []domain.SyncedTemplate) []domain.SyncedTemplate {
+	if ts == nil {
+		return nil
+	}
+	out := make([]domain.SyncedTemplate, len(ts))
+	for i, t := range ts {
+		t.Definition.Placeholders = slices.Clone(t.Definition.Placeholders)
+		out[i] = t
+	}
+	return out
 }
 
 func cloneContact(c domain.Contact) domain.Contact {

@@ -12,6 +12,7 @@ type Store interface {
 	ports.WorkspaceRepository
 	ports.KeyRepository
 	ports.CampaignRepository
+	ports.TemplateRepository
 	ports.ContactRepository
 	ports.MessageRepository
 	ports.MessageQueue
@@ -56,6 +57,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Workspaces", workspaceTests},
 		{"Keys", keyTests},
 		{"Campaigns", campaignTests},
+		{"Templates", templateTests},
 		{"Contacts", contactTests},
 		{"Messages", messageTests},
 		{"Conversations", conversationTests},

@@ -1,8 +1,11 @@
 package porttest
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
@@ -15,6 +18,9 @@ var campaignTests = []storeTest{
 	{"Update", testCampaignUpdate},
 	{"UpdateError", testCampaignUpdateError},
 	{"List", testCampaignList},
+	{"TemplateStatus", testCampaignTemplateStatus},
+	{"ListByTemplate", testCampaignListByTemplate},
+	{"ListByTemplateNone", testCampaignListByTemplateNone},
 }
 
 func testCampaignRoundTrip(t *testing.T, s Store) {
@@ -184,5 +190,102 @@ func collectPages[T any](t *testing.T, total, limit int, list func(ports.Page) (
 			return all
 		}
 		cursor = next
+	}
+}
+
+// Meta's template status round-trips through every campaign method: zero,
+// a status Herald acts on, and one it only keeps.
+func testCampaignTemplateStatus(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	inAppeal, err := domain.ParseTemplateStatus("IN_APPEAL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []domain.Campaign
+	for _, st := range []domain.TemplateStatus{{}, domain.TemplateApproved, inAppeal} {
+		c := NewCampaign(t, f.ws)
+		c.TemplateStatus = st
+		if err := s.CreateCampaign(f.ctx, c); err != nil {
+			t.Fatalf("CreateCampaign: %v", err)
+		}
+		got, err := s.GetCampaign(f.ctx, f.ws, c.ID)
+		if err != nil {
+			t.Fatalf("GetCampaign: %v", err)
+		}
+		mustEqual(t, "campaign with template status "+st.String(), c, got)
+		want = append(want, cloneCampaign(c))
+	}
+	at := Now().Add(time.Second)
+	updated := cloneCampaign(want[1])
+	updated.SetTemplateStatus(domain.TemplatePaused, at)
+	got, err := s.UpdateCampaign(f.ctx, f.ws, updated.ID, func(c *domain.Campaign) error {
+		if !c.SetTemplateStatus(domain.TemplatePaused, at) {
+			t.Error("the stored campaign already had the new template status")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("UpdateCampaign: %v", err)
+	}
+	mustEqual(t, "UpdateCampaign result", updated, got)
+	read, err := s.GetCampaign(f.ctx, f.ws, updated.ID)
+	if err != nil {
+		t.Fatalf("GetCampaign: %v", err)
+	}
+	mustEqual(t, "campaign read back after its template status changed", updated, read)
+	want[1] = updated
+	slices.SortFunc(want, func(a, b domain.Campaign) int { return cmp.Compare(b.ID, a.ID) })
+	list, _, err := s.ListCampaigns(f.ctx, f.ws, ports.Page{Limit: 10})
+	if err != nil {
+		t.Fatalf("ListCampaigns: %v", err)
+	}
+	mustEqual(t, "campaigns listed", want, list)
+}
+
+// ListCampaignsByTemplate finds the template's campaigns in every
+// workspace, oldest first (identifiers ascending), and only those in the
+// template's language.
+func testCampaignListByTemplate(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	other := f.otherWorkspace()
+	name := NewTemplateName()
+	create := func(ws domain.WorkspaceID, name, language string) domain.Campaign {
+		t.Helper()
+		c := NewCampaign(t, ws)
+		c.Template.Name, c.Template.Language = name, language
+		if err := s.CreateCampaign(f.ctx, c); err != nil {
+			t.Fatalf("CreateCampaign: %v", err)
+		}
+		return cloneCampaign(c)
+	}
+	var want []domain.Campaign
+	for _, ws := range []domain.WorkspaceID{f.ws, other, f.ws, other} {
+		want = append(want, create(ws, name, "en_US"))
+	}
+	want[1].TemplateStatus = domain.TemplatePaused
+	if _, err := s.UpdateCampaign(f.ctx, other, want[1].ID, func(c *domain.Campaign) error {
+		c.TemplateStatus = domain.TemplatePaused
+		return nil
+	}); err != nil {
+		t.Fatalf("UpdateCampaign: %v", err)
+	}
+	create(f.ws, name, "en")                  // another language
+	create(other, NewTemplateName(), "en_US") // another template
+	slices.SortFunc(want, func(a, b domain.Campaign) int { return cmp.Compare(a.ID, b.ID) })
+
+	got, err := s.ListCampaignsByTemplate(f.ctx, name, "en_US")
+	if err != nil {
+		t.Fatalf("ListCampaignsByTemplate: %v", err)
+	}
+	mustEqual(t, "campaigns using the template", want, got)
+}
+
+func testCampaignListByTemplateNone(t *testing.T, s Store) {
+	got, err := s.ListCampaignsByTemplate(t.Context(), NewTemplateName(), "en_US")
+	if err != nil {
+		t.Fatalf("ListCampaignsByTemplate: %v", err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("ListCampaignsByTemplate of an unused template = %d campaigns, want none", len(got))
 	}
 }

@@ -31,6 +31,7 @@ func testMessageRoundTrip(t *testing.T, s Store) {
 	failed.HeaderFormat = domain.HeaderImage
 	failed.MediaHeaderURL = "https://cdn.example.com/banner.png"
 	failed.ProviderID = "wamid." + NewID("x")
+	failed.WaID = "447700900123"
 	failed.Advance(domain.StatusSending, failed.CreatedAt.Add(time.Millisecond), nil)
 	failed.Advance(domain.StatusSent, failed.CreatedAt.Add(2*time.Millisecond), nil)
 	failed.Advance(domain.StatusFailed, failed.CreatedAt.Add(3*time.Millisecond),
@@ -99,6 +100,7 @@ func testMessageUpdate(t *testing.T, s Store) {
 	at := m.CreatedAt.Add(time.Second)
 	apply := func(m *domain.Message) error {
 		m.ProviderID = "wamid.ABC"
+		m.WaID = "447700900123"
 		m.Advance(domain.StatusSending, at, nil)
 		m.Advance(domain.StatusSent, at.Add(time.Millisecond), nil)
 		m.Advance(domain.StatusRead, at.Add(3*time.Millisecond), nil)
@@ -238,6 +240,7 @@ func testMessageLocate(t *testing.T, s Store) {
 	providerID := "wamid." + NewID("x")
 	m, err := s.UpdateMessage(f.ctx, f.ws, m.ID, func(m *domain.Message) error {
 		m.ProviderID = providerID
+		m.WaID = "919812345678"
 		m.Advance(domain.StatusSent, m.CreatedAt.Add(time.Millisecond), nil)
 		return nil
 	})

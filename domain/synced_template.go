@@ -1,0 +1,68 @@
+package domain
+
+import (
+	"strings"
+	"time"
+)
+
+// TemplateStatus is Meta's review status of a message template: APPROVED,
+// PENDING, REJECTED, PAUSED, DISABLED and others Meta may add. Only an
+// APPROVED template can be sent. The zero value means Meta's status is not
+// known: the template was defined locally (for the sandbox) and no sync has
+// seen it.
+type TemplateStatus struct{ s string }
+
+// The template statuses Herald acts on; others are kept as Meta names them.
+var (
+	TemplateApproved = TemplateStatus{"APPROVED"}
+	TemplatePending  = TemplateStatus{"PENDING"}
+	TemplateRejected = TemplateStatus{"REJECTED"}
+	TemplatePaused   = TemplateStatus{"PAUSED"}
+	TemplateDisabled = TemplateStatus{"DISABLED"}
+	// TemplateDeleted marks a template that a sync no longer finds.
+	TemplateDeleted = TemplateStatus{"DELETED"}
+)
+
+// ParseTemplateStatus parses a status as Meta spells it (case-insensitive):
+// 1 to 40 letters and underscores. Statuses Herald does not know are kept,
+// and are not sendable.
+func ParseTemplateStatus(s string) (TemplateStatus, error) {
+	s = strings.ToUpper(s)
+	if s == "" || len(s) > 40 || strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") != "" {
+		return TemplateStatus{}, InvalidParameter("status", "a template status is a word such as APPROVED or PAUSED")
+	}
+	return TemplateStatus{s}, nil
+}
+
+func (s TemplateStatus) String() string { return s.s }
+
+// IsZero reports whether Meta's status is unknown.
+func (s TemplateStatus) IsZero() bool { return s.s == "" }
+
+// SyncedTemplate is a message template as the WhatsApp Business Account
+// holds it, read by template sync.
+type SyncedTemplate struct {
+	Account    string // the WhatsApp Business Account (WABA) id
+	ProviderID string // Meta's template id
+	Name       string
+	Language   string
+	Status     TemplateStatus
+	Category   string // MARKETING, UTILITY, AUTHENTICATION
+	// Definition is the template as a campaign uses it; zero when
+	// Unsupported says why Herald cannot send the template.
+	Definition  Template
+	Unsupported string
+	SyncedAt    time.Time
+}
+
+// Usable returns the template's definition with labels for its
+// placeholders, or an invalid_parameter error saying why a campaign cannot
+// use it.
+func (t SyncedTemplate) Usable(labels []string) (Template, error) {
+	if t.Unsupported != "" {
+		return Template{}, InvalidParameter("templateName",
+			"template "+t.Name+" ("+t.Language+") cannot be sent by Herald: "+t.Unsupported)
+	}
+	d := t.Definition
+	return NewTemplate(d.Name, d.Language, d.HeaderFormat, d.HeaderText, d.Body, d.Footer, labels)
+}

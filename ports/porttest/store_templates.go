@@ -1,0 +1,215 @@
+package porttest
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+// Templates belong to a WhatsApp Business Account, not a workspace: each
+// case isolates its templates by a fresh random account.
+var templateTests = []storeTest{
+	{"RoundTrip", testTemplateRoundTrip},
+	{"Replace", testTemplateReplace},
+	{"ReplaceWithNone", testTemplateReplaceWithNone},
+	{"OtherAccount", testTemplateOtherAccount},
+	{"NotFound", testTemplateNotFound},
+	{"Rollback", testTemplateRollback},
+}
+
+// templateSet returns four templates of account, written out of order: two
+// languages of order_update, an image header without placeholders, and one
+// Herald cannot send, named ordera so that it sorts after order_update byte
+// by byte but before it in a collation that ignores underscores.
+func templateSet(t *testing.T, account string) []domain.SyncedTemplate {
+	t.Helper()
+	us := NewSyncedTemplate(t, account, "order_update", "en_US")
+	en := NewSyncedTemplate(t, account, "order_update", "en")
+	en.Definition.Placeholders[1].Label = "" // one labelled, one not
+	en.Status, en.Category = domain.TemplatePending, "UTILITY"
+	image := NewSyncedTemplate(t, account, "order_0", "pt_BR")
+	def, err := domain.NewTemplate("order_0", "pt_BR", domain.HeaderImage, "", "Seu pedido chegou.", "", nil)
+	if err != nil {
+		t.Fatalf("NewTemplate: %v", err)
+	}
+	image.Definition = def
+	unsupported := NewUnsupportedTemplate(account, "ordera", "en")
+	return []domain.SyncedTemplate{unsupported, us, image, en}
+}
+
+// sortedTemplates is ts in the order ListTemplates promises.
+func sortedTemplates(ts ...domain.SyncedTemplate) []domain.SyncedTemplate {
+	out := cloneSyncedTemplates(ts)
+	slices.SortFunc(out, func(a, b domain.SyncedTemplate) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Language, b.Language))
+	})
+	return out
+}
+
+func replaceTemplates(t *testing.T, s ports.TemplateRepository, account string, ts []domain.SyncedTemplate) {
+	t.Helper()
+	if err := s.ReplaceTemplates(t.Context(), account, ts); err != nil {
+		t.Fatalf("ReplaceTemplates: %v", err)
+	}
+}
+
+// mustListTemplates checks that the account's templates are exactly want,
+// in order, and that each one reads back alone.
+func mustListTemplates(t *testing.T, s Store, account string, want []domain.SyncedTemplate) {
+	t.Helper()
+	got, err := s.ListTemplates(t.Context(), account)
+	if err != nil {
+		t.Fatalf("ListTemplates: %v", err)
+	}
+	mustEqual(t, "templates listed", want, got)
+	for _, w := range want {
+		one, err := s.GetTemplate(t.Context(), account, w.Name, w.Language)
+		if err != nil {
+			t.Fatalf("GetTemplate %s (%s): %v", w.Name, w.Language, err)
+		}
+		mustEqual(t, "template "+w.Name+" ("+w.Language+")", w, one)
+	}
+}
+
+func testTemplateRoundTrip(t *testing.T, s Store) {
+	account := NewAccount()
+	written := templateSet(t, account)
+	want := sortedTemplates(written...)
+	replaceTemplates(t, s, account, written)
+
+	// The store keeps its own copy: changing what was written, or what was
+	// read, changes nothing stored.
+	written[1].Definition.Placeholders[0].Label = "changed"
+	written[1].Status = domain.TemplateDisabled
+	mustListTemplates(t, s, account, want)
+	got, err := s.ListTemplates(t.Context(), account)
+	if err != nil {
+		t.Fatalf("ListTemplates: %v", err)
+	}
+	for i := range got {
+		if len(got[i].Definition.Placeholders) > 0 {
+			got[i].Definition.Placeholders[0].Label = "changed"
+		}
+	}
+	one, err := s.GetTemplate(t.Context(), account, "order_update", "en_US")
+	if err != nil {
+		t.Fatalf("GetTemplate: %v", err)
+	}
+	one.Definition.Placeholders[0].Label = "changed"
+	mustListTemplates(t, s, account, want)
+
+	if got[0].Name != "order_0" || !got[0].Definition.HeaderFormat.IsMedia() {
+		t.Fatalf("first template listed is %s (%s); want order_0 first, byte order", got[0].Name, got[0].Language)
+	}
+	last := want[len(want)-1]
+	if !last.Definition.HeaderFormat.IsZero() || last.Definition.Placeholders != nil || last.Unsupported == "" {
+		t.Fatalf("the unsupported template does not have a zero definition: %+v", last)
+	}
+}
+
+// A second replace changes one template, removes one and adds one: the
+// account then has exactly the second set.
+func testTemplateReplace(t *testing.T, s Store) {
+	account := NewAccount()
+	first := templateSet(t, account)
+	replaceTemplates(t, s, account, first)
+
+	changed := first[1] // order_update (en_US)
+	changed.Definition.Placeholders = append([]domain.Placeholder(nil), changed.Definition.Placeholders...)
+	changed.Status = domain.TemplatePaused
+	changed.ProviderID = NewProviderTemplateID()
+	changed.Definition.Body = "Hello {{1}}, order {{2}} is on its way."
+	changed.Definition.Placeholders[0].Label = "given name"
+	changed.SyncedAt = Now().Add(time.Minute)
+	removed := first[3] // order_update (en)
+	added := NewSyncedTemplate(t, account, "delivery_notice", "es")
+	second := []domain.SyncedTemplate{added, first[0], changed, first[2]}
+	replaceTemplates(t, s, account, second)
+
+	mustListTemplates(t, s, account, sortedTemplates(second...))
+	_, err := s.GetTemplate(t.Context(), account, removed.Name, removed.Language)
+	mustBe(t, "GetTemplate of a removed template", err, domain.ErrTemplateNotFound)
+
+	// The same set again changes nothing.
+	replaceTemplates(t, s, account, second)
+	mustListTemplates(t, s, account, sortedTemplates(second...))
+}
+
+func testTemplateReplaceWithNone(t *testing.T, s Store) {
+	account := NewAccount()
+	replaceTemplates(t, s, account, templateSet(t, account))
+	replaceTemplates(t, s, account, nil)
+	got, err := s.ListTemplates(t.Context(), account)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("ListTemplates after replacing with none = %d templates, %v; want none", len(got), err)
+	}
+}
+
+// Another account's templates are neither seen nor touched.
+func testTemplateOtherAccount(t *testing.T, s Store) {
+	mine, theirs := NewAccount(), NewAccount()
+	myTemplates := templateSet(t, mine)
+	replaceTemplates(t, s, mine, myTemplates)
+	// The same name and language in the other account, with its own content.
+	same := NewSyncedTemplate(t, theirs, "order_update", "en_US")
+	same.Definition.Body, same.Definition.Placeholders = "Their order has shipped.", []domain.Placeholder{}
+	only := NewSyncedTemplate(t, theirs, "their_only", "en")
+	replaceTemplates(t, s, theirs, []domain.SyncedTemplate{only, same})
+
+	replaceTemplates(t, s, mine, myTemplates[:2])
+	mustListTemplates(t, s, theirs, sortedTemplates(same, only))
+	mustListTemplates(t, s, mine, sortedTemplates(myTemplates[:2]...))
+
+	_, err := s.GetTemplate(t.Context(), mine, only.Name, only.Language)
+	mustBe(t, "GetTemplate of another account's template", err, domain.ErrTemplateNotFound)
+	got, err := s.ListTemplates(t.Context(), NewAccount())
+	if err != nil || len(got) != 0 {
+		t.Fatalf("ListTemplates of an account without templates = %d templates, %v; want none", len(got), err)
+	}
+}
+
+func testTemplateNotFound(t *testing.T, s Store) {
+	account := NewAccount()
+	_, err := s.GetTemplate(t.Context(), account, "order_update", "en_US")
+	mustBe(t, "GetTemplate of an account without templates", err, domain.ErrTemplateNotFound)
+	replaceTemplates(t, s, account, templateSet(t, account))
+	_, err = s.GetTemplate(t.Context(), account, "order_update", "fr")
+	mustBe(t, "GetTemplate of a missing language", err, domain.ErrTemplateNotFound)
+	_, err = s.GetTemplate(t.Context(), account, "order", "en")
+	mustBe(t, "GetTemplate of a missing name", err, domain.ErrTemplateNotFound)
+}
+
+// A replace inside a transaction that fails is rolled back.
+func testTemplateRollback(t *testing.T, s Store) {
+	account := NewAccount()
+	first := templateSet(t, account)
+	replaceTemplates(t, s, account, first)
+	changed := cloneSyncedTemplates(first[1:2])[0]
+	changed.Status = domain.TemplateDisabled
+	added := NewSyncedTemplate(t, account, "delivery_notice", "es")
+	boom := errors.New("boom")
+	err := s.WithinTx(t.Context(), func(ctx context.Context, r ports.Repos) error {
+		if err := r.Templates.ReplaceTemplates(ctx, account, []domain.SyncedTemplate{changed, added}); err != nil {
+			return err
+		}
+		got, err := r.Templates.ListTemplates(ctx, account)
+		if err != nil {
+			return err
+		}
+		if len(got) != 2 {
+			return fmt.Errorf("the transaction sees %d templates after its replace, want 2", len(got))
+		}
+		return boom
+	})
+	mustBe(t, "WithinTx with a failing fn", err, boom)
+	mustListTemplates(t, s, account, sortedTemplates(first...))
+	_, err = s.GetTemplate(t.Context(), account, added.Name, added.Language)
+	mustBe(t, "GetTemplate of a rolled-back template", err, domain.ErrTemplateNotFound)
+}
