@@ -44,7 +44,7 @@ func (c *clock) Advance(d time.Duration) {
 
 // cmpDomain compares domain values, whose enums have unexported fields.
 var cmpDomain = cmp.Options{cmp.AllowUnexported(domain.MessageStatus{}, domain.KeyMode{}, domain.PhoneNumber{},
-	domain.HeaderFormat{}, domain.Direction{}, domain.CampaignStatus{})}
+	domain.HeaderFormat{}, domain.Direction{}, domain.CampaignStatus{}, domain.TemplateStatus{})}
 
 // fixture is a memstore with a default workspace holding a test key and an
 // active campaign "Hi {{1}}, your code is {{2}}"; the clock stands at t0.
@@ -77,7 +77,7 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) createCampaign(t *testing.T, ws domain.WorkspaceID, cmd app.CreateCampaign) domain.Campaign {
 	t.Helper()
 	cmd.Workspace = string(ws)
-	c, err := app.NewCreateCampaignHandler(f.st, f.st, f.def, f.clock, f.ids).Handle(context.Background(), cmd)
+	c, err := app.NewCreateCampaignHandler(f.st, f.st, f.st, nil, f.def, f.clock, f.ids).Handle(context.Background(), cmd)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ type Config struct {
 	MaxMessageAge       time.Duration // a message not sent within this age fails
 	LiveMPS             int           // messages per second to the live sender number (Meta: 80 by default, up to 1,000)
 	AuthPause           time.Duration // how long live sends stop after Meta refuses the credentials
+	TemplateRefresh     time.Duration // how often the server syncs templates from Meta; negative: never
 }
 
 // WithDefaults fills zero fields with defaults.
@@ -45,5 +46,6 @@ func (c Config) WithDefaults() Config {
 	// a quarter of a second: 1,000 msg/s needs 250.
 	seti(&c.DispatchConcurrency, max(32, c.LiveMPS/4))
 	set(&c.AuthPause, time.Minute)
+	set(&c.TemplateRefresh, 15*time.Minute)
 	return c
 }

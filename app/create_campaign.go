@@ -2,12 +2,16 @@ package app
 
 import (
 	"context"
+	"errors"
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
 
-// CreateCampaign defines an API campaign and its template.
+// CreateCampaign defines an API campaign and its template. Without a Body
+// the template is the synced one of that name and language, with its
+// header, body and footer as Meta approved them; with a Body it is defined
+// here (for the sandbox, or ahead of a sync).
 type CreateCampaign struct {
 	Workspace      string
 	Name           string
@@ -25,24 +29,37 @@ type CreateCampaign struct {
 type CreateCampaignHandler struct {
 	workspaces ports.WorkspaceRepository
 	camps      ports.CampaignRepository
+	templates  ports.TemplateRepository
+	source     ports.TemplateSource // nil when template sync is not configured
 	def        *EnsureDefaultWorkspaceHandler
 	clock      ports.Clock
 	ids        ports.IDGenerator
 }
 
-// NewCreateCampaignHandler builds the handler.
-func NewCreateCampaignHandler(workspaces ports.WorkspaceRepository, camps ports.CampaignRepository, def *EnsureDefaultWorkspaceHandler, clock ports.Clock, ids ports.IDGenerator) *CreateCampaignHandler {
-	return &CreateCampaignHandler{workspaces: workspaces, camps: camps, def: def, clock: clock, ids: ids}
+// NewCreateCampaignHandler builds the handler; source may be nil, and then
+// only campaigns with a locally defined body can be created.
+func NewCreateCampaignHandler(workspaces ports.WorkspaceRepository, camps ports.CampaignRepository, templates ports.TemplateRepository, source ports.TemplateSource, def *EnsureDefaultWorkspaceHandler, clock ports.Clock, ids ports.IDGenerator) *CreateCampaignHandler {
+	return &CreateCampaignHandler{workspaces: workspaces, camps: camps, templates: templates, source: source, def: def, clock: clock, ids: ids}
 }
 
 // Handle validates the template and stores the campaign, as a draft unless
-// Activate is set.
+// Activate is set. A campaign whose template Meta knows carries Meta's
+// status, and is activated only while that is APPROVED.
 func (h *CreateCampaignHandler) Handle(ctx context.Context, cmd CreateCampaign) (domain.Campaign, error) {
 	ws, err := resolveWorkspace(ctx, h.workspaces, h.def, cmd.Workspace)
 	if err != nil {
 		return domain.Campaign{}, err
 	}
-	tmpl, err := domain.NewTemplate(cmd.TemplateName, cmd.Language, cmd.HeaderFormat, cmd.HeaderText, cmd.Body, cmd.Footer, cmd.VariableLabels)
+	synced, err := h.synced(ctx, cmd)
+	if err != nil {
+		return domain.Campaign{}, err
+	}
+	var tmpl domain.Template
+	if cmd.Body == "" {
+		tmpl, err = synced.Usable(cmd.VariableLabels)
+	} else {
+		tmpl, err = domain.NewTemplate(cmd.TemplateName, cmd.Language, cmd.HeaderFormat, cmd.HeaderText, cmd.Body, cmd.Footer, cmd.VariableLabels)
+	}
 	if err != nil {
 		return domain.Campaign{}, err
 	}
@@ -51,10 +68,38 @@ func (h *CreateCampaignHandler) Handle(ctx context.Context, cmd CreateCampaign) 
 	if err != nil {
 		return domain.Campaign{}, err
 	}
+	c.TemplateStatus = synced.Status
 	if cmd.Activate {
 		if err := c.Activate(now); err != nil {
 			return domain.Campaign{}, err
 		}
 	}
 	return c, h.camps.CreateCampaign(ctx, c)
+}
+
+// synced returns the synced template the campaign names, if any. Without a
+// body it must exist, and the header and footer come from it.
+func (h *CreateCampaignHandler) synced(ctx context.Context, cmd CreateCampaign) (domain.SyncedTemplate, error) {
+	local := cmd.Body != ""
+	if !local && (!cmd.HeaderFormat.IsZero() && cmd.HeaderFormat != domain.HeaderNone || cmd.HeaderText != "" || cmd.Footer != "") {
+		return domain.SyncedTemplate{}, domain.InvalidParameter("body",
+			"the header and footer of a synced template come from Meta; leave them out, or give the body too to define the template here")
+	}
+	if h.source == nil {
+		if local {
+			return domain.SyncedTemplate{}, nil
+		}
+		return domain.SyncedTemplate{}, &domain.Error{Code: domain.CodeTemplateNotFound, Param: "templateName",
+			Detail: "no body given and template sync is not configured: give the body, or set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_WABA_ID and run herald campaigns sync-templates"}
+	}
+	t, err := h.templates.GetTemplate(ctx, h.source.Account(), cmd.TemplateName, cmd.Language)
+	switch {
+	case errors.Is(err, domain.ErrTemplateNotFound) && local:
+		return domain.SyncedTemplate{}, nil // Meta does not know it (yet)
+	case errors.Is(err, domain.ErrTemplateNotFound):
+		return domain.SyncedTemplate{}, &domain.Error{Code: domain.CodeTemplateNotFound, Param: "templateName",
+			Detail: "no synced template " + cmd.TemplateName + " in language " + cmd.Language +
+				": run herald campaigns sync-templates, check the name and language, or give the body to define it here"}
+	}
+	return t, err
 }

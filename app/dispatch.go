@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -35,6 +36,8 @@ type Dispatcher struct {
 	authPaused time.Time                     // live sends wait until then: Meta refused the credentials
 
 	pacer *pacer // the live sender number's pace
+
+	ambiguous atomic.Int64 // sends whose outcome was unknown, retried
 }
 
 // NewDispatcher builds a dispatcher with its own lease owner id.
@@ -149,6 +152,11 @@ func (d *Dispatcher) renewLoop(ctx context.Context) {
 	}
 }
 
+// AmbiguousSends counts the sends whose outcome was unknown (the request
+// was written but no answer came back) and which were therefore retried:
+// each may have reached the recipient twice.
+func (d *Dispatcher) AmbiguousSends() int64 { return d.ambiguous.Load() }
+
 // Wait blocks until every send started so far has been recorded.
 func (d *Dispatcher) Wait() { d.inFlight.Wait() }
 
@@ -182,8 +190,12 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 			t := now.Add(wait)
 			retryAt = &t
 		}
-		d.log.Info("send failed", zap.String("message_id", string(m.ID)), zap.String("class", string(se.Class)),
-			zap.Int("code", se.Code), zap.Int("attempt", c.Attempt), zap.Bool("final", failure != nil))
+		fields := []zap.Field{zap.String("message_id", string(m.ID)), zap.String("class", string(se.Class)),
+			zap.Int("code", se.Code), zap.Int("attempt", c.Attempt), zap.Bool("final", failure != nil)}
+		if se.Ambiguous {
+			fields = append(fields, zap.Bool("ambiguous", true), zap.Int64("ambiguous_total", d.ambiguous.Add(1)))
+		}
+		d.log.Info("send failed", fields...)
 	}
 
 	err = d.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
@@ -198,6 +210,9 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 		_, err := r.Messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
 			if res.ProviderID != "" && m.ProviderID == "" {
 				m.ProviderID = res.ProviderID
+			}
+			if res.WaID != "" && m.WaID == "" {
+				m.WaID = res.WaID
 			}
 			if failure != nil {
 				m.Advance(domain.StatusFailed, now, failure)

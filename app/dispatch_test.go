@@ -109,6 +109,7 @@ func TestSandboxDeliversThroughTheStatusPipeline(t *testing.T) {
 		}
 		m := accepted[p]
 		m.Status, m.History, m.Failure, m.ProviderID = w.status, history(t0, w.history...), w.failure, got.ProviderID
+		m.WaID = strings.TrimPrefix(p, "+") // the sandbox answers like Meta
 		if diff := cmp.Diff(m, got, cmpDomain); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", p, diff)
 		}
@@ -556,5 +557,52 @@ func TestRecordStatusEvent(t *testing.T) {
 	err := rec.RecordStatus(ctx, ports.StatusEvent{ProviderID: "wamid.unknown", Status: domain.StatusSent, At: t0})
 	if !errors.Is(err, domain.ErrMessageNotFound) {
 		t.Fatalf("an event for an unknown message: %v, want message_not_found", err)
+	}
+}
+
+// TestSentMessageKeepsMetasIDs: the wamid and the recipient's wa_id from
+// Meta's answer are recorded on the message.
+func TestSentMessageKeepsMetasIDs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.send(t, f.principal, phone).ID
+	sender := newSenderMock()
+	d := f.dispatcher(f.st, f.st, sender, sender, app.Config{})
+	if n := dispatchOnce(t, d); n != 1 {
+		t.Fatalf("claimed %d, want 1", n)
+	}
+	m := f.message(t, id)
+	if m.ProviderID != "wamid.1" || m.WaID != strings.TrimPrefix(phone, "+") {
+		t.Fatalf("recorded wamid %q and wa_id %q, want wamid.1 and %s", m.ProviderID, m.WaID, strings.TrimPrefix(phone, "+"))
+	}
+}
+
+// TestAmbiguousOutcomesAreRetriedAndCounted: a send whose answer never came
+// may have reached Meta; it is retried like any transient failure and
+// counted, so operators can see how many duplicates were possible.
+func TestAmbiguousOutcomesAreRetriedAndCounted(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.send(t, f.principal, phone).ID
+	f.send(t, f.principal, "+14155550123")
+	sender := newSenderMock(
+		&ports.SendError{Class: ports.ClassRetryable, Ambiguous: true, Err: context.DeadlineExceeded},
+		&ports.SendError{Class: ports.ClassRetryable, Err: errors.New("connection refused")},
+	)
+	spy := newReleaseSpy(f)
+	d := f.dispatcher(f.st, spy, sender, sender, app.Config{})
+	if n := dispatchOnce(t, d); n != 2 {
+		t.Fatalf("claimed %d, want 2", n)
+	}
+	if got := d.AmbiguousSends(); got != 1 {
+		t.Fatalf("%d ambiguous sends counted, want 1 (a refused connection is not ambiguous)", got)
+	}
+	for _, r := range spy.all() {
+		if r.retryAt == nil {
+			t.Fatalf("message %s was not retried after an unknown outcome", r.id)
+		}
+	}
+	if m := f.message(t, id); m.Status != domain.StatusSending || m.Failure != nil {
+		t.Fatalf("after an unknown outcome: %s %+v, want still sending", m.Status, m.Failure)
 	}
 }

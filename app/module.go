@@ -33,7 +33,8 @@ var Module = fx.Module("app",
 		NewCreateKeyHandler,
 		NewListKeysHandler,
 		NewRevokeKeyHandler,
-		NewCreateCampaignHandler,
+		newCreateCampaignHandler,
+		newSyncTemplatesHandler,
 		NewChangeCampaignStatusHandler,
 		NewDispatcher,
 		fx.Annotate(NewRecordStatusEventHandler, fx.As(fx.Self()), fx.As(new(ports.StatusSink))),
@@ -53,10 +54,25 @@ type senderParams struct {
 
 func newSenders(p senderParams) Senders { return Senders{Live: p.Live, Sandbox: p.Sandbox} }
 
-func runWorkers(lc fx.Lifecycle, d *Dispatcher, auth *AuthenticateKeyHandler, def *EnsureDefaultWorkspaceHandler, cfg Config, log *zap.Logger) {
+// templateSource is the Cloud API's template source, absent when template
+// sync is not configured.
+type templateSource struct {
+	fx.In
+	Source ports.TemplateSource `optional:"true"`
+}
+
+func newCreateCampaignHandler(workspaces ports.WorkspaceRepository, camps ports.CampaignRepository, templates ports.TemplateRepository, src templateSource, def *EnsureDefaultWorkspaceHandler, clock ports.Clock, ids ports.IDGenerator) *CreateCampaignHandler {
+	return NewCreateCampaignHandler(workspaces, camps, templates, src.Source, def, clock, ids)
+}
+
+func newSyncTemplatesHandler(src templateSource, tx ports.Transactor, clock ports.Clock, obs *Observer) *SyncTemplatesHandler {
+	return NewSyncTemplatesHandler(src.Source, tx, clock, obs)
+}
+
+func runWorkers(lc fx.Lifecycle, d *Dispatcher, auth *AuthenticateKeyHandler, def *EnsureDefaultWorkspaceHandler, templates *SyncTemplatesHandler, cfg Config, log *zap.Logger) {
 	cfg = cfg.WithDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 2)
+	done := make(chan struct{}, 3)
 	lc.Append(fx.Hook{
 		OnStart: func(start context.Context) error {
 			if _, err := def.Handle(start); err != nil {
@@ -79,11 +95,12 @@ func runWorkers(lc fx.Lifecycle, d *Dispatcher, auth *AuthenticateKeyHandler, de
 					}
 				}
 			}()
+			go func() { refreshTemplates(ctx, templates, cfg.TemplateRefresh, log); done <- struct{}{} }()
 			return nil
 		},
 		OnStop: func(stop context.Context) error {
 			cancel()
-			for range 2 {
+			for range 3 {
 				select {
 				case <-done:
 				case <-stop.Done():
@@ -93,4 +110,30 @@ func runWorkers(lc fx.Lifecycle, d *Dispatcher, auth *AuthenticateKeyHandler, de
 			return auth.FlushLastUsed(stop)
 		},
 	})
+}
+
+// refreshTemplates syncs templates from Meta at start and then every
+// interval, until ctx ends, so campaigns follow Meta's verdicts (a paused
+// template stops its campaigns' sends) even when a webhook was lost.
+func refreshTemplates(ctx context.Context, h *SyncTemplatesHandler, every time.Duration, log *zap.Logger) {
+	if !h.Configured() || every < 0 {
+		return
+	}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		res, err := h.Handle(ctx)
+		switch {
+		case err == nil:
+			log.Info("templates synced", zap.Int("templates", len(res.Templates)), zap.Int("campaigns_changed", len(res.Changes)))
+		case ctx.Err() == nil:
+			log.Warn("template sync failed; campaigns keep their last known template status", zap.Error(err))
+		}
+		t.Reset(every)
+	}
 }

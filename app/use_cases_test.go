@@ -374,7 +374,7 @@ func TestCreateCampaign(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	h := app.NewCreateCampaignHandler(f.st, f.st, f.def, f.clock, f.ids)
+	h := app.NewCreateCampaignHandler(f.st, f.st, f.st, nil, f.def, f.clock, f.ids)
 	draft, err := h.Handle(ctx, app.CreateCampaign{Name: "Order update", TemplateName: "order_update", Language: "en",
 		HeaderFormat: domain.HeaderText, HeaderText: "Your order", Body: "Order {{1}} ships {{2}}", Footer: "Reply STOP to opt out",
 		VariableLabels: []string{"Order number", "Date"}})

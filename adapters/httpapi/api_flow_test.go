@@ -82,10 +82,21 @@ func TestDryRunStoresNothing(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("dry run: %d %s", res.StatusCode, body)
 	}
+	// The payload carries a message id in biz_opaque_callback_data, as a
+	// real send would; it names no stored message.
+	opaque := decode[struct {
+		Payload struct {
+			BizOpaqueCallbackData string `json:"biz_opaque_callback_data"`
+		}
+	}](t, body).Payload.BizOpaqueCallbackData
+	if _, err := domain.ParseMessageID(opaque); err != nil {
+		t.Fatalf("biz_opaque_callback_data %q is not a message id: %v", opaque, err)
+	}
 	want := canonical(map[string]any{
 		"dryRun": true, "campaignId": e.active, "phoneNumber": phone, "renderedBody": "Hi Ana, your code is 1234",
 		"payload": map[string]any{
 			"messaging_product": "whatsapp", "recipient_type": "individual", "to": phone, "type": "template",
+			"biz_opaque_callback_data": opaque,
 			"template": map[string]any{"name": "welcome", "language": map[string]any{"policy": "deterministic", "code": "en_US"},
 				"components": []any{map[string]any{"type": "body", "parameters": []any{
 					map[string]any{"type": "text", "text": "Ana"}, map[string]any{"type": "text", "text": "1234"}}}}},

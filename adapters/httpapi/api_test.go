@@ -89,7 +89,7 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 	auth := app.NewAuthenticateKeyHandler(st, clock, cfg)
 	def := app.NewEnsureDefaultWorkspaceHandler(st, clock, ids)
 	createKey := app.NewCreateKeyHandler(st, st, def, clock, ids)
-	createCampaign := app.NewCreateCampaignHandler(st, st, def, clock, ids)
+	createCampaign := app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids)
 	record := app.NewRecordStatusEventHandler(st, obs)
 	sb := sandbox.New(record, clock, sandbox.Config{}, nil)
 	t.Cleanup(sb.Close)

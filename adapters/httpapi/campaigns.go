@@ -15,6 +15,9 @@ type templateDTO struct {
 	HeaderText   string `json:"headerText"`
 	Body         string `json:"body"`
 	Footer       string `json:"footer"`
+	// Status is Meta's review status, null for a template defined in
+	// Herald that no sync has seen.
+	Status *string `json:"status"`
 }
 
 type placeholderDTO struct {
@@ -81,6 +84,10 @@ func toCampaignDTO(v app.CampaignView) campaignDTO {
 			HeaderText: t.HeaderText, Body: t.Body, Footer: t.Footer},
 		Placeholders: make([]placeholderDTO, len(t.Placeholders)), HeaderFormat: t.HeaderFormat.String(),
 		Stats: toStatsDTO(c.ID, v.Stats), CreatedAt: rfc3339(c.CreatedAt), UpdatedAt: rfc3339(c.UpdatedAt)}
+	if !c.TemplateStatus.IsZero() {
+		st := c.TemplateStatus.String()
+		out.Template.Status = &st
+	}
 	for i, p := range t.Placeholders {
 		out.Placeholders[i] = placeholderDTO{Index: p.Index, Label: p.Label}
 	}

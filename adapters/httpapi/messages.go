@@ -82,6 +82,7 @@ type messageDTO struct {
 	RenderedBody      string        `json:"renderedBody"`
 	MediaHeaderURL    *string       `json:"mediaHeaderUrl"`
 	ProviderMessageID *string       `json:"providerMessageId"`
+	WaID              *string       `json:"waId"`
 	Error             *messageError `json:"error"`
 	History           []statusEntry `json:"history"`
 	CreatedAt         string        `json:"createdAt"`
@@ -113,6 +114,9 @@ func (a *api) getMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	if m.ProviderID != "" {
 		out.ProviderMessageID = &m.ProviderID
+	}
+	if m.WaID != "" {
+		out.WaID = &m.WaID
 	}
 	if m.Failure != nil {
 		out.Error = &messageError{Code: m.Failure.Code, Title: m.Failure.Title}

@@ -46,6 +46,7 @@ var statuses = map[domain.Code]statusTitle{
 	domain.CodeMessageNotFound:        {404, "Message not found"},
 	domain.CodeKeyNotFound:            {404, "API key not found"},
 	domain.CodeWorkspaceNotFound:      {404, "Workspace not found"},
+	domain.CodeTemplateNotFound:       {404, "Template not found"},
 	CodeNotFound:                      {404, "Not found"},
 	CodeMethodNotAllowed:              {405, "Method not allowed"},
 	domain.CodeCampaignNotActive:      {409, "Campaign not active"},

@@ -8,13 +8,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/heraldhq/herald/ports"
 )
 
-// Client sends template messages through the Cloud API.
+// Client sends template messages through the Cloud API and reads the
+// business account's templates.
 type Client struct {
 	cfg  Config
 	http *http.Client
@@ -62,21 +65,32 @@ func (c *Client) Send(ctx context.Context, m ports.OutboundMessage) (ports.SendR
 	}
 	req.Header.Set("Authorization", "Bearer "+c.cfg.AccessToken)
 	req.Header.Set("Content-Type", "application/json")
+	// written tells a failure before the request left (nothing reached Meta)
+	// from one after it (Meta may have accepted the message). The transport
+	// has run the trace's callbacks by the time Do returns an error.
+	var written atomic.Bool
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn:      func(httptrace.GotConnInfo) { written.Store(false) }, // a new attempt
+		WroteRequest: func(info httptrace.WroteRequestInfo) { written.Store(info.Err == nil) },
+	}))
 	res, err := c.http.Do(req)
 	if err != nil {
-		// The request may or may not have reached Meta; retrying is safe for
-		// matching, since statuses carry our id in biz_opaque_callback_data.
-		return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Err: redact(err, c.cfg.AccessToken)}
+		// Statuses carry our id in biz_opaque_callback_data, so an
+		// ambiguous send can still be matched.
+		return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Ambiguous: written.Load(),
+			Err: redact(err, c.cfg.AccessToken)}
 	}
 	defer res.Body.Close()
+	accepted := res.StatusCode/100 == 2
 	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	if err != nil {
-		return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Err: err}
+		return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Ambiguous: accepted,
+			Err: fmt.Errorf("whatsapp: reading the HTTP %d answer: %w", res.StatusCode, err)}
 	}
-	if res.StatusCode/100 == 2 {
+	if accepted {
 		var ok sendResponse
 		if err := json.Unmarshal(raw, &ok); err != nil || len(ok.Messages) == 0 || ok.Messages[0].ID == "" {
-			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable,
+			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Ambiguous: true,
 				Err: fmt.Errorf("whatsapp: unexpected success body (%d bytes)", len(raw))}
 		}
 		out := ports.SendResult{ProviderID: ok.Messages[0].ID}

@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -135,4 +139,111 @@ func TestWrongTokenIsAuth(t *testing.T) {
 	if !errors.As(err, &se) || se.Class != ports.ClassAuth || se.Code != 190 {
 		t.Fatalf("%v", err)
 	}
+}
+
+// TestAmbiguousOutcomes checks that a send is ambiguous exactly when the
+// request was written and no answer came back.
+func TestAmbiguousOutcomes(t *testing.T) {
+	t.Parallel()
+	t.Run("timeout after accepting", func(t *testing.T) {
+		t.Parallel()
+		fake, c := newFake(t)
+		fake.Inject(fakemeta.Fault{AfterAccept: true})
+		ctx := cancelWhen(t, fake, func() bool { return len(fake.Accepted()) > 0 })
+		_, err := c.Send(ctx, porttest.SenderMessage())
+		requireSendError(t, err, true)
+		if n := len(fake.Accepted()); n != 1 {
+			t.Fatalf("%d sends accepted, want 1", n)
+		}
+	})
+	t.Run("timeout before accepting", func(t *testing.T) {
+		// Written but not accepted: the client cannot tell this from the
+		// case above.
+		t.Parallel()
+		fake, c := newFake(t)
+		fake.Inject(fakemeta.Fault{Hang: true})
+		ctx := cancelWhen(t, fake, func() bool { return len(fake.Requests()) > 0 })
+		_, err := c.Send(ctx, porttest.SenderMessage())
+		requireSendError(t, err, true)
+		if n := len(fake.Accepted()); n != 0 {
+			t.Fatalf("%d sends accepted, want none", n)
+		}
+	})
+	t.Run("cut after a 2xx status", func(t *testing.T) {
+		t.Parallel()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Length", "200")
+			w.WriteHeader(http.StatusOK)
+			io.WriteString(w, `{"messaging_product":`)
+		}))
+		t.Cleanup(srv.Close)
+		c := whatsapp.New(whatsapp.Config{APIURL: srv.URL, AccessToken: "token", PhoneNumberID: "1", Timeout: 10 * time.Second})
+		_, err := c.Send(context.Background(), porttest.SenderMessage())
+		requireSendError(t, err, true)
+	})
+	t.Run("connection refused", func(t *testing.T) {
+		t.Parallel()
+		c := whatsapp.New(whatsapp.Config{APIURL: refusingURL(t), AccessToken: "token", PhoneNumberID: "1", Timeout: 10 * time.Second})
+		_, err := c.Send(context.Background(), porttest.SenderMessage())
+		requireSendError(t, err, false)
+	})
+	t.Run("error answer", func(t *testing.T) {
+		t.Parallel()
+		fake, c := newFake(t)
+		fake.Inject(fakemeta.Fault{HTTP: 500, Code: 131000, Title: "Something went wrong"})
+		_, err := c.Send(context.Background(), porttest.SenderMessage())
+		requireSendError(t, err, false)
+	})
+	t.Run("accepted", func(t *testing.T) {
+		t.Parallel()
+		fake, c := newFake(t)
+		res, err := c.Send(context.Background(), porttest.SenderMessage())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acc := fake.Accepted(); len(acc) != 1 || acc[0].WAMID != res.ProviderID {
+			t.Fatalf("accepted %+v, want one send with wamid %s", acc, res.ProviderID)
+		}
+	})
+}
+
+// requireSendError fails unless err is a retryable *ports.SendError with
+// the given ambiguity.
+func requireSendError(t *testing.T, err error, ambiguous bool) {
+	t.Helper()
+	se, ok := errors.AsType[*ports.SendError](err)
+	if !ok || se.Class != ports.ClassRetryable || se.Ambiguous != ambiguous {
+		t.Fatalf("%v (%#v), want a retryable send error with Ambiguous %v", err, se, ambiguous)
+	}
+}
+
+// cancelWhen returns a context that is cancelled once cond holds, checked
+// whenever the fake signals a send.
+func cancelWhen(t *testing.T, fake *fakemeta.Server, cond func() bool) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
+		defer cancel()
+		for !cond() {
+			select {
+			case <-fake.Arrived():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ctx
+}
+
+// refusingURL returns a loopback base URL on which nothing listens.
+func refusingURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr + "/v24.0"
 }

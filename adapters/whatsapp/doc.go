@@ -1,5 +1,6 @@
-// Package whatsapp is the sender for Meta's WhatsApp Cloud API: it posts
+// Package whatsapp is the adapter for Meta's WhatsApp Cloud API: it posts
 // template messages (ports.TemplatePayload) to /{phone-number-id}/messages
-// with the bearer token, and classifies Meta's errors, in classify.go, the
-// one place that knows Meta's error codes.
+// with the bearer token, reads the business account's templates from
+// /{waba-id}/message_templates (ports.TemplateSource), and classifies Meta's
+// errors, in classify.go, the one place that knows Meta's error codes.
 package whatsapp

@@ -6,8 +6,19 @@ import (
 	"github.com/heraldhq/herald/ports"
 )
 
-// Module provides the Cloud API client as the `name:"live"` sender. It needs
-// a Config.
-var Module = fx.Module("whatsapp",
-	fx.Provide(fx.Annotate(func(cfg Config) ports.WhatsAppSender { return New(cfg) }, fx.ResultTags(`name:"live"`))),
+// Module provides the one Cloud API *Client. It needs a Config. Add
+// SenderModule and TemplateSourceModule for the uses that are configured;
+// both are the same client.
+var Module = fx.Module("whatsapp", fx.Provide(New))
+
+// SenderModule provides the client as the `name:"live"` sender. It needs
+// Module.
+var SenderModule = fx.Module("whatsapp.sender",
+	fx.Provide(fx.Annotate(func(c *Client) ports.WhatsAppSender { return c }, fx.ResultTags(`name:"live"`))),
+)
+
+// TemplateSourceModule provides the client as the ports.TemplateSource. It
+// needs Module.
+var TemplateSourceModule = fx.Module("whatsapp.templates",
+	fx.Provide(func(c *Client) ports.TemplateSource { return c }),
 )

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"strings"
@@ -17,21 +18,23 @@ type placeholderJSON struct {
 }
 
 type campaignJSON struct {
-	ID           string            `json:"id"`
-	Name         string            `json:"name"`
-	Status       string            `json:"status"`
-	TemplateName string            `json:"templateName"`
-	Language     string            `json:"language"`
-	HeaderFormat string            `json:"headerFormat"`
-	Body         string            `json:"body"`
-	Placeholders []placeholderJSON `json:"placeholders"`
-	WorkspaceID  string            `json:"workspaceId"`
-	CreatedAt    string            `json:"createdAt"`
+	ID             string            `json:"id"`
+	Name           string            `json:"name"`
+	Status         string            `json:"status"`
+	TemplateName   string            `json:"templateName"`
+	Language       string            `json:"language"`
+	TemplateStatus string            `json:"templateStatus,omitempty"`
+	HeaderFormat   string            `json:"headerFormat"`
+	Body           string            `json:"body"`
+	Placeholders   []placeholderJSON `json:"placeholders"`
+	WorkspaceID    string            `json:"workspaceId"`
+	CreatedAt      string            `json:"createdAt"`
 }
 
 func toCampaignJSON(c domain.Campaign) campaignJSON {
 	out := campaignJSON{ID: string(c.ID), Name: c.Name, Status: c.Status.String(), TemplateName: c.Template.Name,
-		Language: c.Template.Language, HeaderFormat: c.Template.HeaderFormat.String(), Body: c.Template.Body,
+		Language: c.Template.Language, TemplateStatus: c.TemplateStatus.String(),
+		HeaderFormat: c.Template.HeaderFormat.String(), Body: c.Template.Body,
 		Placeholders: make([]placeholderJSON, len(c.Template.Placeholders)), WorkspaceID: string(c.Workspace),
 		CreatedAt: c.CreatedAt.Format("2006-01-02T15:04:05.999999Z07:00")}
 	for i, p := range c.Template.Placeholders {
@@ -56,8 +59,8 @@ func campaignsCreate(e env, args []string) error {
 		fs.StringVar(&cmd.Name, "name", "", "campaign name (required)")
 		fs.StringVar(&cmd.TemplateName, "template-name", "", "WhatsApp template name (required)")
 		fs.StringVar(&cmd.Language, "language", "", "template language code, e.g. en_US (required)")
-		fs.StringVar(&cmd.Body, "body", "", `template body with positional placeholders, e.g. "Hi {{1}}" (required)`)
-		fs.StringVar(&header, "header-format", "none", "none, text, image, video or document")
+		fs.StringVar(&cmd.Body, "body", "", `template body with positional placeholders, e.g. "Hi {{1}}"; without it, the synced template's`)
+		fs.StringVar(&header, "header-format", "", "none, text, image, video or document (with --body; default none)")
 		fs.StringVar(&cmd.HeaderText, "header-text", "", "header text, for --header-format text")
 		fs.StringVar(&cmd.Footer, "footer", "", "footer text")
 		fs.Var(&labs, "variable-label", "what {{n}} means; repeat in placeholder order")
@@ -67,16 +70,22 @@ func campaignsCreate(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	for flagName, v := range map[string]string{"--name": cmd.Name, "--template-name": cmd.TemplateName, "--language": cmd.Language, "--body": cmd.Body} {
+	for flagName, v := range map[string]string{"--name": cmd.Name, "--template-name": cmd.TemplateName, "--language": cmd.Language} {
 		if v == "" {
 			return fmt.Errorf("%w: %s is required", errUsage, flagName)
 		}
 	}
-	hf, err := domain.ParseHeaderFormat(header)
-	if err != nil {
-		return fmt.Errorf("%w: --header-format must be none, text, image, video or document", errUsage)
+	if cmd.Body == "" && (header != "" || cmd.HeaderText != "" || cmd.Footer != "") {
+		return fmt.Errorf("%w: --header-format, --header-text and --footer define a template with --body; a synced template brings its own", errUsage)
 	}
-	cmd.HeaderFormat, cmd.VariableLabels = hf, labs
+	if header != "" {
+		hf, err := domain.ParseHeaderFormat(header)
+		if err != nil {
+			return fmt.Errorf("%w: --header-format must be none, text, image, video or document", errUsage)
+		}
+		cmd.HeaderFormat = hf
+	}
+	cmd.VariableLabels = labs
 	var h *app.CreateCampaignHandler
 	return c.withApp(e, func() error {
 		camp, err := h.Handle(e.ctx, cmd)
@@ -87,7 +96,9 @@ func campaignsCreate(e env, args []string) error {
 			return c.printJSON(e.stdout, toCampaignJSON(camp))
 		}
 		fmt.Fprintf(e.stdout, "campaign %s created (%s): %s\n", camp.Name, camp.Status, camp.ID)
-		if camp.Status != domain.CampaignActive {
+		if !camp.TemplateStatus.IsZero() && camp.TemplateStatus != domain.TemplateApproved {
+			fmt.Fprintf(e.stdout, "its template is %s at Meta: the campaign can be activated once Meta approves it\n", camp.TemplateStatus)
+		} else if camp.Status != domain.CampaignActive {
 			fmt.Fprintf(e.stdout, "activate it with: herald campaigns activate %s\n", camp.ID)
 		}
 		return nil
@@ -134,10 +145,10 @@ func campaignsList(e env, args []string) error {
 			return c.printJSON(e.stdout, out)
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tTEMPLATE\tLANGUAGE\tPLACEHOLDERS")
+		fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tTEMPLATE\tLANGUAGE\tTEMPLATE STATUS\tPLACEHOLDERS")
 		for _, camp := range all {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", camp.ID, camp.Name, camp.Status, camp.Template.Name,
-				camp.Template.Language, len(camp.Template.Placeholders))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", camp.ID, camp.Name, camp.Status, camp.Template.Name,
+				camp.Template.Language, cmp.Or(camp.TemplateStatus.String(), "local"), len(camp.Template.Placeholders))
 		}
 		return tw.Flush()
 	}, &list, &def)
@@ -175,4 +186,74 @@ func workspaceOrDefault(e env, def *app.EnsureDefaultWorkspaceHandler, id string
 	}
 	w, err := def.Handle(e.ctx)
 	return w.ID, err
+}
+
+type syncedTemplateJSON struct {
+	Name         string               `json:"name"`
+	Language     string               `json:"language"`
+	Status       string               `json:"status"`
+	Category     string               `json:"category"`
+	ID           string               `json:"id"`
+	HeaderFormat string               `json:"headerFormat,omitempty"`
+	Body         string               `json:"body,omitempty"`
+	Placeholders int                  `json:"placeholders"`
+	Unsupported  string               `json:"unsupported,omitempty"`
+	Campaigns    []templateChangeJSON `json:"campaignsChanged,omitempty"`
+}
+
+type templateChangeJSON struct {
+	ID          string `json:"id"`
+	WorkspaceID string `json:"workspaceId"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+}
+
+func campaignsSyncTemplates(e env, args []string) error {
+	c, err := parseCommand(e, "campaigns sync-templates", args, "", func(*flag.FlagSet) {})
+	if err != nil {
+		return err
+	}
+	var h *app.SyncTemplatesHandler
+	return c.withApp(e, func() error {
+		res, err := h.Handle(e.ctx)
+		if err != nil {
+			return err
+		}
+		changes := map[string][]templateChangeJSON{}
+		for _, ch := range res.Changes {
+			changes[ch.Template] = append(changes[ch.Template], templateChangeJSON{ID: string(ch.Campaign),
+				WorkspaceID: string(ch.Workspace), From: cmp.Or(ch.From.String(), "local"), To: ch.To.String()})
+		}
+		out := make([]syncedTemplateJSON, len(res.Templates))
+		for i, t := range res.Templates {
+			out[i] = syncedTemplateJSON{Name: t.Name, Language: t.Language, Status: t.Status.String(), Category: t.Category,
+				ID: t.ProviderID, Body: t.Definition.Body, Placeholders: len(t.Definition.Placeholders),
+				Unsupported: t.Unsupported, Campaigns: changes[t.Name+" ("+t.Language+")"]}
+			if t.Unsupported == "" {
+				out[i].HeaderFormat = t.Definition.HeaderFormat.String()
+			}
+		}
+		if *c.json {
+			return c.printJSON(e.stdout, out)
+		}
+		fmt.Fprintf(e.stdout, "%d templates synced from business account %s\n", len(out), res.Account)
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tLANGUAGE\tSTATUS\tCATEGORY\tHEADER\tPLACEHOLDERS\tNOTE")
+		for _, t := range out {
+			note := t.Unsupported
+			if note != "" {
+				note = "cannot be sent by Herald: " + note
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t.Name, t.Language, t.Status, t.Category,
+				cmp.Or(t.HeaderFormat, "-"), t.Placeholders, note)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, ch := range res.Changes {
+			fmt.Fprintf(e.stdout, "campaign %s: template %s went from %s to %s\n", ch.Campaign, ch.Template,
+				cmp.Or(ch.From.String(), "local"), ch.To)
+		}
+		return nil
+	}, &h)
 }

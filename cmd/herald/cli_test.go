@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/test/fakemeta"
 )
 
 // cli runs herald in-process against one SQLite file.
@@ -184,5 +185,82 @@ func TestStrayArgumentsAreUsageErrors(t *testing.T) {
 	c.json(&list, "campaigns", "list")
 	if len(list) != 0 {
 		t.Errorf("a refused command created campaigns: %v", list)
+	}
+}
+
+// TestTemplateSyncCommands syncs from the fake Cloud API, creates a
+// campaign from a synced template without --body, and follows Meta's
+// verdicts: a paused template is reported and blocks activation.
+func TestTemplateSyncCommands(t *testing.T) {
+	t.Parallel()
+	fake := fakemeta.New(t)
+	fake.AddTemplate(fakemeta.Template{Name: "order_update", Language: "en_US", Status: "APPROVED",
+		Header: "image", Body: "Order {{1}} ships {{2}}", Footer: "Reply STOP to opt out"})
+	fake.AddTemplate(fakemeta.Template{Name: "coupon", Language: "en", Status: "APPROVED", Body: "Code {{code}}", ParameterFormat: "NAMED"})
+	c := newCLI(t)
+	env := c.env
+	c.env = func(k string) string {
+		switch k {
+		case "HERALD_WHATSAPP_API_URL":
+			return fake.URL
+		case "HERALD_WHATSAPP_ACCESS_TOKEN":
+			return fake.Token
+		case "HERALD_WHATSAPP_WABA_ID":
+			return fake.WABAID
+		}
+		return env(k)
+	}
+
+	var templates []struct {
+		Name, Language, Status, HeaderFormat, Body, Unsupported string
+		Placeholders                                            int
+	}
+	c.json(&templates, "campaigns", "sync-templates")
+	if len(templates) != 2 || templates[1].Name != "order_update" || templates[1].Status != "APPROVED" ||
+		templates[1].HeaderFormat != "image" || templates[1].Placeholders != 2 || templates[0].Unsupported == "" {
+		t.Fatalf("sync-templates: %+v", templates)
+	}
+
+	var camp struct {
+		ID, Status, TemplateStatus, HeaderFormat, Body string
+		Placeholders                                   []struct{ Label string }
+	}
+	c.json(&camp, "campaigns", "create", "--name", "Orders", "--template-name", "order_update", "--language", "en_US",
+		"--variable-label", "Order", "--variable-label", "Date", "--activate")
+	if camp.Status != "active" || camp.TemplateStatus != "APPROVED" || camp.HeaderFormat != "image" ||
+		camp.Body != "Order {{1}} ships {{2}}" || len(camp.Placeholders) != 2 || camp.Placeholders[0].Label != "Order" {
+		t.Fatalf("campaign from the synced template: %+v", camp)
+	}
+	if code, _, errOut := c.run("campaigns", "create", "--name", "C", "--template-name", "coupon", "--language", "en"); code != 1 ||
+		!strings.Contains(errOut, "named parameters") {
+		t.Errorf("a template Herald cannot send: exit %d %q", code, errOut)
+	}
+	if code, _, errOut := c.run("campaigns", "create", "--name", "M", "--template-name", "missing", "--language", "en"); code != 1 ||
+		!strings.Contains(errOut, "sync-templates") {
+		t.Errorf("a template that was never synced: exit %d %q", code, errOut)
+	}
+	if code, _, errOut := c.run("campaigns", "create", "--name", "O", "--template-name", "order_update", "--language", "en_US", "--footer", "x"); code != 2 {
+		t.Errorf("--footer without --body: exit %d %q, want a usage error", code, errOut)
+	}
+
+	fake.SetTemplateStatus("order_update", "en_US", "PAUSED")
+	code, out, errOut := c.run("campaigns", "sync-templates")
+	if code != 0 || !strings.Contains(out, "campaign "+camp.ID+": template order_update (en_US) went from APPROVED to PAUSED") {
+		t.Fatalf("sync after the pause: exit %d\n%s%s", code, out, errOut)
+	}
+	c.json(&camp, "campaigns", "pause", camp.ID)
+	if code, _, errOut := c.run("campaigns", "activate", camp.ID); code != 1 || !strings.Contains(errOut, "PAUSED at Meta") {
+		t.Errorf("activating on a paused template: exit %d %q", code, errOut)
+	}
+	if fake.TemplateRequests() != 2 {
+		t.Errorf("%d template list requests, want one per sync", fake.TemplateRequests())
+	}
+}
+
+func TestTemplateSyncNeedsTheCloudAPI(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := newCLI(t).run("campaigns", "sync-templates")
+	if code != 1 || !strings.Contains(errOut, "HERALD_WHATSAPP_WABA_ID") {
+		t.Fatalf("sync without settings: exit %d %q", code, errOut)
 	}
 }

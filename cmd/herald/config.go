@@ -24,6 +24,7 @@ type Config struct {
 	WhatsAppAppSecret    string
 	WhatsAppVerifyToken  string
 	WhatsAppMPS          int
+	TemplateRefresh      time.Duration
 	MediaAllowedHosts    string
 	MediaAllowHTTP       bool
 	RateLimit            float64
@@ -176,8 +177,8 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("whatsapp-api-url", "HERALD_WHATSAPP_API_URL", "https://graph.facebook.com/v24.0", "Cloud API base, version included", false, baseURL(&c.WhatsAppAPIURL)),
 		mk("whatsapp-access-token", "HERALD_WHATSAPP_ACCESS_TOKEN", "", "Cloud API token; without it live messages go to the sandbox", true, str(&c.WhatsAppAccessToken)),
 		mk("whatsapp-phone-number-id", "HERALD_WHATSAPP_PHONE_NUMBER_ID", "", "default sender number id", false, str(&c.WhatsAppPhoneID)),
-		mk("whatsapp-waba-id", "HERALD_WHATSAPP_WABA_ID", "", "business account id, for template sync", false, str(&c.WhatsAppWABAID)).
-			until("template sync arrives"),
+		mk("whatsapp-waba-id", "HERALD_WHATSAPP_WABA_ID", "", "business account id, for template sync", false, str(&c.WhatsAppWABAID)),
+		mk("whatsapp-template-refresh", "HERALD_WHATSAPP_TEMPLATE_REFRESH", "15m", "how often the server syncs templates from Meta, after one sync at start", false, dur(&c.TemplateRefresh)),
 		mk("whatsapp-app-secret", "HERALD_WHATSAPP_APP_SECRET", "", "webhook signature secret(s), comma-separated", true, str(&c.WhatsAppAppSecret)).
 			until("the webhook endpoint arrives"),
 		mk("whatsapp-verify-token", "HERALD_WHATSAPP_VERIFY_TOKEN", "", "webhook verification token", true, str(&c.WhatsAppVerifyToken)).

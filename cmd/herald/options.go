@@ -41,12 +41,14 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 		fx.Supply(
 			zaplog.Config{Format: cfg.LogFormat, Level: logLevel, Output: logOut},
 			sqlstore.Config{DatabaseURL: cfg.DatabaseURL, MaxOpenConns: cfg.DatabaseMaxOpenConns},
-			app.Config{KeyCacheTTL: cfg.KeyCacheTTL, LeaseDuration: cfg.LeaseDuration, LiveMPS: cfg.WhatsAppMPS},
+			app.Config{KeyCacheTTL: cfg.KeyCacheTTL, LeaseDuration: cfg.LeaseDuration, LiveMPS: cfg.WhatsAppMPS,
+				TemplateRefresh: cfg.TemplateRefresh},
 		),
 		zaplog.Module,
 		system.Module,
 		store,
 		app.Module,
+		cloudAPI(cfg),
 	), nil
 }
 
@@ -76,13 +78,30 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 
 // whatsApp is the Cloud API adapter's part of the configuration.
 func (c *Config) whatsApp() whatsapp.Config {
-	return whatsapp.Config{APIURL: c.WhatsAppAPIURL, AccessToken: c.WhatsAppAccessToken, PhoneNumberID: c.WhatsAppPhoneID}
+	return whatsapp.Config{APIURL: c.WhatsAppAPIURL, AccessToken: c.WhatsAppAccessToken,
+		PhoneNumberID: c.WhatsAppPhoneID, WABAID: c.WhatsAppWABAID}
 }
 
-// liveSender picks the sender for live keys.
+// cloudAPI provides the Cloud API client when any of its uses is
+// configured, and with it the template source when a business account is
+// set. Every command gets it: the CLI syncs templates too.
+func cloudAPI(cfg *Config) fx.Option {
+	wa := cfg.whatsApp()
+	if !wa.Configured() && !wa.TemplatesConfigured() {
+		return fx.Options()
+	}
+	opts := []fx.Option{fx.Supply(wa), whatsapp.Module}
+	if wa.TemplatesConfigured() {
+		opts = append(opts, whatsapp.TemplateSourceModule)
+	}
+	return fx.Options(opts...)
+}
+
+// liveSender picks the sender for live keys: the Cloud API when its token
+// and sender number are set, otherwise the sandbox.
 func liveSender(cfg *Config) fx.Option {
-	if wa := cfg.whatsApp(); wa.Configured() {
-		return fx.Options(fx.Supply(wa), whatsapp.Module)
+	if cfg.whatsApp().Configured() {
+		return whatsapp.SenderModule
 	}
 	return fx.Provide(fx.Annotate(func(s *sandbox.Sender) ports.WhatsAppSender { return s }, fx.ResultTags(`name:"live"`)))
 }

@@ -48,14 +48,28 @@ func TestGraphsAreComplete(t *testing.T) {
 		}
 	}
 	for _, url := range []string{"sqlite:" + filepath.Join(t.TempDir(), "h.db"), "postgres://postgres@127.0.0.1:5432/herald"} {
-		live := testConfig(t, url)
-		live.WhatsAppAccessToken, live.WhatsAppPhoneID = "token", "106540352242922"
-		opts, err := appOptions(live, io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := fx.ValidateApp(opts); err != nil {
-			t.Errorf("server graph for %s and the Cloud API: %v", url, err)
+		for _, wa := range []struct{ name, phone, waba string }{
+			{"sender", "106540352242922", ""},
+			{"sender and templates", "106540352242922", "102290129340398"},
+			{"templates only", "", "102290129340398"},
+		} {
+			live := testConfig(t, url)
+			live.WhatsAppAccessToken, live.WhatsAppPhoneID, live.WhatsAppWABAID = "token", wa.phone, wa.waba
+			opts, err := appOptions(live, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fx.ValidateApp(opts); err != nil {
+				t.Errorf("server graph for %s and the Cloud API (%s): %v", url, wa.name, err)
+			}
+			cli, err := cliOptions(live, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sync *app.SyncTemplatesHandler
+			if err := fx.ValidateApp(cli, fx.Invoke(cliTargets), fx.Populate(&sync)); err != nil {
+				t.Errorf("CLI graph for %s and the Cloud API (%s): %v", url, wa.name, err)
+			}
 		}
 	}
 	if _, err := appOptions(&Config{DatabaseURL: "mysql://x"}, io.Discard); err == nil {

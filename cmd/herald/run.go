@@ -25,9 +25,11 @@ Usage:
   herald keys create --name N [--mode live|test] [--workspace ID]
   herald keys list [--workspace ID]
   herald keys revoke ID [--workspace ID]
-  herald campaigns create --name N --template-name T --language L --body "Hi {{1}}"
-      [--header-format none|text|image|video|document] [--header-text S] [--footer S]
+  herald campaigns sync-templates    read the business account's templates from Meta
+  herald campaigns create --name N --template-name T --language L [--body "Hi {{1}}"
+      [--header-format none|text|image|video|document] [--header-text S] [--footer S]]
       [--variable-label L]... [--activate] [--workspace ID]
+      (without --body the synced template's header, body and footer are used)
   herald campaigns list [--workspace ID]
   herald campaigns activate ID | pause ID
   herald version
@@ -98,6 +100,8 @@ func dispatch(e env, args []string) error {
 		return campaignsCreate(e, rest[1:])
 	case "campaigns list":
 		return campaignsList(e, rest[1:])
+	case "campaigns sync-templates":
+		return campaignsSyncTemplates(e, rest[1:])
 	case "campaigns activate":
 		return campaignsSetStatus(e, rest[1:], domain.CampaignActive)
 	case "campaigns pause":

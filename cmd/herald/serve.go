@@ -82,4 +82,10 @@ func logStart(log *zap.Logger, cfg *Config) {
 		log.Info("live messages go to the WhatsApp Cloud API", zap.String("api_url", cfg.WhatsAppAPIURL),
 			zap.String("phone_number_id", cfg.WhatsAppPhoneID))
 	}
+	if cfg.whatsApp().TemplatesConfigured() {
+		log.Info("templates are synced from the business account", zap.String("waba_id", cfg.WhatsAppWABAID),
+			zap.Duration("every", cfg.TemplateRefresh))
+	} else if cfg.whatsApp().Configured() {
+		log.Warn("templates are not synced: set HERALD_WHATSAPP_WABA_ID so campaigns follow Meta's template statuses")
+	}
 }

@@ -137,7 +137,7 @@ func seed(t *testing.T, st *sqlstore.Store) (app.CreatedKey, domain.Campaign) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	camp, err := app.NewCreateCampaignHandler(st, st, def, clock, ids).Handle(ctx, app.CreateCampaign{
+	camp, err := app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids).Handle(ctx, app.CreateCampaign{
 		Name: "c", TemplateName: "welcome", Language: "en", Body: "Hi {{1}}", Activate: true})
 	if err != nil {
 		t.Fatal(err)

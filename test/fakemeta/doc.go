@@ -1,6 +1,7 @@
 // Package fakemeta is a loopback fake of Meta's WhatsApp Cloud API for tests:
-// it checks requests as Meta does (bearer token, sender number, template,
-// parameters), records them, answers with Meta's shapes, and injects faults
-// on demand. Spec checks every request and answer against Meta's own OpenAPI
-// document.
+// it checks sends as Meta does (bearer token, sender number, template,
+// parameters), lists the business account's templates page by page, records
+// requests and answers, answers with Meta's shapes, and injects faults on
+// demand, including timeouts before and after a message is accepted. Spec
+// checks requests and answers against Meta's own OpenAPI document.
 package fakemeta

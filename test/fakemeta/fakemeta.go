@@ -6,53 +6,89 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
-// Template is one message template the fake knows.
+// Template is one message template the fake knows. Name, Language, Status,
+// the header and the body's placeholders decide which sends it accepts; the
+// other fields shape what the template list shows.
 type Template struct {
 	Name, Language string
 	Status         string // APPROVED, PAUSED, DISABLED, …
 	Header         string // "", "image", "video", "document" (media headers only)
-	BodyParams     int
+	BodyParams     int    // placeholders in the body; counted from Body when 0
+
+	ID              string // Meta's template id; a random numeric id when empty
+	Category        string // MARKETING, UTILITY (the default), AUTHENTICATION
+	ParameterFormat string // POSITIONAL (the default) or NAMED
+	HeaderFormat    string // overrides Header, e.g. "text" or "location"
+	HeaderText      string // the text of a text header
+	Body            string // the body text; made up from BodyParams when empty
+	Footer          string
+	Buttons         []Button
+}
+
+// Button is one button of a template.
+type Button struct {
+	Type string // QUICK_REPLY, URL, PHONE_NUMBER, COPY_CODE, …
+	Text string
+	URL  string // for URL buttons; may hold a {{1}} placeholder
 }
 
 // Fault makes matching sends fail. A zero To matches every recipient; Times
 // zero means every time.
 type Fault struct {
-	To     string
-	HTTP   int    // status to answer
-	Code   int    // Meta's error code; 0 sends a bare body (a proxy's answer)
-	Title  string // Meta's title
-	Hang   bool   // never answer: the client must time out
-	Times  int
-	served int
+	To    string
+	HTTP  int    // status to answer
+	Code  int    // Meta's error code; 0 sends a bare body (a proxy's answer)
+	Title string // Meta's title
+	// Hang never answers and does not accept the message: a timeout
+	// before Meta took it.
+	Hang bool
+	// AfterAccept checks and accepts the message (it is listed by
+	// Accepted) but never answers: a timeout after Meta took it.
+	AfterAccept bool
+	Times       int
+	served      int
 }
 
 // Request is one recorded send.
 type Request struct {
-	Path string
-	Body []byte
+	Path  string
+	Body  []byte
+	WAMID string // the wamid given to an accepted send (Accepted only)
 }
 
-// Server is the fake Cloud API.
+// Server is the fake Cloud API. Set its exported fields before the first
+// request.
 type Server struct {
 	URL           string // base, version included, as HERALD_WHATSAPP_API_URL
 	Token         string
 	PhoneNumberID string
+	WABAID        string        // the business account whose templates are listed
 	Latency       time.Duration // added to every send's answer, as Meta's own time
+	// TemplatePageSize, when positive, caps the page size of template
+	// lists below the limit the client asks for.
+	TemplatePageSize int
 
-	mu        sync.Mutex
-	templates map[string]Template
-	faults    []*Fault
-	requests  []Request
-	answers   []answer
-	hang      chan struct{}
-	arrived   chan struct{}
+	origin           string // scheme and host, for paging links
+	mu               sync.Mutex
+	templates        map[string]Template
+	faults           []*Fault
+	requests         []Request
+	accepted         []Request
+	answers          []answer
+	templateAnswers  []answer
+	templateRequests int
+	hang             chan struct{}
+	arrived          chan struct{}
 }
 
 type answer struct {
@@ -66,19 +102,47 @@ type Cleaner interface{ Cleanup(func()) }
 
 // New starts a fake on a loopback port, closed when the test ends.
 func New(t Cleaner) *Server {
-	s := &Server{Token: "EAAtest" + randomString(24), PhoneNumberID: "106540352242922",
+	s := &Server{Token: "EAAtest" + randomString(24), PhoneNumberID: "106540352242922", WABAID: "102290129340398",
 		templates: map[string]Template{}, hang: make(chan struct{}), arrived: make(chan struct{}, 1)}
 	srv := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(func() { close(s.hang); srv.Close() })
+	s.origin = srv.URL
 	s.URL = srv.URL + "/v24.0"
 	return s
 }
 
-// AddTemplate makes a template known.
+// AddTemplate makes a template known, replacing one with the same name and
+// language.
 func (s *Server) AddTemplate(tmpl Template) {
+	if tmpl.ID == "" {
+		tmpl.ID = randomDigits(16)
+	}
+	if tmpl.Category == "" {
+		tmpl.Category = "UTILITY"
+	}
+	if tmpl.ParameterFormat == "" {
+		tmpl.ParameterFormat = "POSITIONAL"
+	}
+	if tmpl.BodyParams == 0 && tmpl.Body != "" {
+		tmpl.BodyParams = len(placeholders(tmpl.Body))
+	}
+	tmpl.Buttons = slices.Clone(tmpl.Buttons)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.templates[tmpl.Name+"/"+tmpl.Language] = tmpl
+}
+
+// SetTemplateStatus changes the status of a known template; it panics if
+// the template is unknown.
+func (s *Server) SetTemplateStatus(name, language, status string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.templates[name+"/"+language]
+	if !ok {
+		panic("fakemeta: no template " + name + " in " + language)
+	}
+	t.Status = status
+	s.templates[name+"/"+language] = t
 }
 
 // Inject adds a fault rule.
@@ -88,26 +152,70 @@ func (s *Server) Inject(f Fault) {
 	s.faults = append(s.faults, &f)
 }
 
-// Requests returns the sends received so far.
+// Requests returns the sends received so far, accepted or not.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
 }
 
-// Arrived is signalled (coalesced) whenever a send arrives.
+// Accepted returns the sends the fake accepted, with their wamids, whether
+// or not the answer reached the client (Fault.AfterAccept).
+func (s *Server) Accepted() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.accepted...)
+}
+
+// Arrived is signalled (coalesced) whenever a send arrives and whenever one
+// is accepted.
 func (s *Server) Arrived() <-chan struct{} { return s.arrived }
+
+func (s *Server) signal() {
+	select {
+	case s.arrived <- struct{}{}:
+	default:
+	}
+}
 
 // Answers returns the JSON bodies the fake answered sends with, by status.
 func (s *Server) Answers() (statuses []int, bodies [][]byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, a := range s.answers {
+	return split(s.answers)
+}
+
+// TemplateRequests returns how many template list requests (pages)
+// arrived.
+func (s *Server) TemplateRequests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.templateRequests
+}
+
+// TemplateAnswers returns the JSON bodies the fake answered template list
+// requests with, by status.
+func (s *Server) TemplateAnswers() (statuses []int, bodies [][]byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return split(s.templateAnswers)
+}
+
+func split(as []answer) (statuses []int, bodies [][]byte) {
+	for _, a := range as {
 		statuses = append(statuses, a.status)
 		bodies = append(bodies, a.body)
 	}
 	return statuses, bodies
 }
+
+// ledger says which list an answer is recorded in.
+type ledger int
+
+const (
+	sendLedger ledger = iota
+	templateLedger
+)
 
 type payload struct {
 	MessagingProduct string `json:"messaging_product"`
@@ -130,30 +238,37 @@ type payload struct {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	if r.Method != http.MethodPost || len(parts) != 3 || parts[2] != "messages" || !strings.HasPrefix(parts[0], "v") {
-		s.fail(w, http.StatusBadRequest, 100, "Unsupported request - method type: "+strings.ToLower(r.Method), "GraphMethodException")
-		return
+	if len(parts) == 3 && strings.HasPrefix(parts[0], "v") {
+		switch {
+		case r.Method == http.MethodPost && parts[2] == "messages":
+			s.serveSend(w, r, parts[1])
+			return
+		case r.Method == http.MethodGet && parts[2] == "message_templates":
+			s.serveTemplates(w, r, parts[1])
+			return
+		}
 	}
+	s.fail(w, sendLedger, http.StatusBadRequest, 100, 0, "Unsupported request - method type: "+strings.ToLower(r.Method), "GraphMethodException")
+}
+
+func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID string) {
 	if r.Header.Get("Authorization") != "Bearer "+s.Token {
-		s.fail(w, http.StatusUnauthorized, 190, "Invalid OAuth access token - Cannot parse access token", "OAuthException")
+		s.fail(w, sendLedger, http.StatusUnauthorized, 190, 0, "Invalid OAuth access token - Cannot parse access token", "OAuthException")
 		return
 	}
-	if parts[1] != s.PhoneNumberID {
-		s.fail(w, http.StatusBadRequest, 100, "Unsupported post request. Object with ID '"+parts[1]+"' does not exist", "GraphMethodException")
+	if phoneNumberID != s.PhoneNumberID {
+		s.fail(w, sendLedger, http.StatusBadRequest, 100, 33, unknownObject("post", phoneNumberID), "GraphMethodException")
 		return
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Path: r.URL.Path, Body: body})
 	s.mu.Unlock()
-	select {
-	case s.arrived <- struct{}{}:
-	default:
-	}
+	s.signal()
 
 	var p payload
 	if err := json.Unmarshal(body, &p); err != nil || p.MessagingProduct != "whatsapp" || p.To == "" || p.Type != "template" || p.Template == nil {
-		s.fail(w, http.StatusBadRequest, 100, "Invalid parameter", "OAuthException")
+		s.fail(w, sendLedger, http.StatusBadRequest, 100, 0, "Invalid parameter", "OAuthException")
 		return
 	}
 	if s.Latency > 0 {
@@ -163,12 +278,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if f := s.fault(p.To); f != nil {
+	f := s.fault(p.To)
+	if f != nil && !f.AfterAccept {
 		if f.Hang {
-			select {
-			case <-r.Context().Done():
-			case <-s.hang:
-			}
+			s.wait(r)
 			return
 		}
 		if f.Code == 0 {
@@ -176,7 +289,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, "<html><body>upstream error</body></html>")
 			return
 		}
-		s.fail(w, f.HTTP, f.Code, f.Title, "OAuthException")
+		s.fail(w, sendLedger, f.HTTP, f.Code, 0, f.Title, "OAuthException")
 		return
 	}
 	s.mu.Lock()
@@ -184,13 +297,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	switch {
 	case !ok || tmpl.Status == "REJECTED" || tmpl.Status == "PENDING":
-		s.fail(w, http.StatusNotFound, 132001, "Template name does not exist in the translation", "OAuthException")
+		s.fail(w, sendLedger, http.StatusNotFound, 132001, 0, "Template name does not exist in the translation", "OAuthException")
 		return
 	case tmpl.Status == "PAUSED":
-		s.fail(w, http.StatusBadRequest, 132015, "Template is paused", "OAuthException")
+		s.fail(w, sendLedger, http.StatusBadRequest, 132015, 0, "Template is paused", "OAuthException")
 		return
 	case tmpl.Status == "DISABLED":
-		s.fail(w, http.StatusBadRequest, 132016, "Template is disabled", "OAuthException")
+		s.fail(w, sendLedger, http.StatusBadRequest, 132016, 0, "Template is disabled", "OAuthException")
 		return
 	}
 	bodyParams, header := 0, ""
@@ -200,7 +313,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			bodyParams = len(c.Parameters)
 			for _, prm := range c.Parameters {
 				if strings.ContainsAny(prm.Text, "\n\t") || strings.Contains(prm.Text, "     ") {
-					s.fail(w, http.StatusBadRequest, 132018, "There was an issue with the parameters in your template.", "OAuthException")
+					s.fail(w, sendLedger, http.StatusBadRequest, 132018, 0, "There was an issue with the parameters in your template.", "OAuthException")
 					return
 				}
 			}
@@ -211,18 +324,267 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if bodyParams != tmpl.BodyParams {
-		s.fail(w, http.StatusBadRequest, 132000, "Number of parameters does not match the expected number of params", "OAuthException")
+		s.fail(w, sendLedger, http.StatusBadRequest, 132000, 0, "Number of parameters does not match the expected number of params", "OAuthException")
 		return
 	}
-	if header != tmpl.Header {
-		s.fail(w, http.StatusBadRequest, 132012, "Parameter format does not match format in the created template", "OAuthException")
+	if header != tmpl.headerParameter() {
+		s.fail(w, sendLedger, http.StatusBadRequest, 132012, 0, "Parameter format does not match format in the created template", "OAuthException")
 		return
 	}
-	s.answer(w, http.StatusOK, map[string]any{
+	wamid := "wamid." + randomString(48)
+	s.mu.Lock()
+	s.accepted = append(s.accepted, Request{Path: r.URL.Path, Body: body, WAMID: wamid})
+	s.mu.Unlock()
+	s.signal()
+	if f != nil { // AfterAccept
+		s.wait(r)
+		return
+	}
+	s.answer(w, sendLedger, http.StatusOK, map[string]any{
 		"messaging_product": "whatsapp",
 		"contacts":          []map[string]string{{"input": p.To, "wa_id": strings.TrimPrefix(p.To, "+")}},
-		"messages":          []map[string]string{{"id": "wamid." + randomString(48)}},
+		"messages":          []map[string]string{{"id": wamid}},
 	})
+}
+
+// wait holds a request until the client gives up or the fake closes.
+func (s *Server) wait(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-s.hang:
+	}
+}
+
+// templateFields are the template fields the list can show, in Meta's names.
+var templateFields = []string{"id", "name", "language", "status", "category", "parameter_format", "components"}
+
+// serveTemplates lists the account's templates, sorted by name then
+// language, a page at a time: query parameters fields, limit (25 by
+// default, at most 100), after (a cursor from the previous page), and the
+// filters name, status, category and language (status may list several,
+// separated by commas).
+func (s *Server) serveTemplates(w http.ResponseWriter, r *http.Request, wabaID string) {
+	s.mu.Lock()
+	s.templateRequests++
+	s.mu.Unlock()
+	if r.Header.Get("Authorization") != "Bearer "+s.Token {
+		s.fail(w, templateLedger, http.StatusUnauthorized, 190, 0, "Invalid OAuth access token - Cannot parse access token", "OAuthException")
+		return
+	}
+	if wabaID != s.WABAID {
+		s.fail(w, templateLedger, http.StatusBadRequest, 100, 33, unknownObject("get", wabaID), "GraphMethodException")
+		return
+	}
+	q := r.URL.Query()
+	limit := 25
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			s.fail(w, templateLedger, http.StatusBadRequest, 100, 0, "Invalid parameter", "OAuthException")
+			return
+		}
+		limit = min(n, 100)
+	}
+	if s.TemplatePageSize > 0 {
+		limit = min(limit, s.TemplatePageSize)
+	}
+	var after string
+	if v := q.Get("after"); v != "" {
+		b, err := base64.RawURLEncoding.DecodeString(v)
+		if err != nil {
+			s.fail(w, templateLedger, http.StatusBadRequest, 100, 0, "Invalid parameter", "OAuthException")
+			return
+		}
+		after = string(b)
+	}
+	fields := templateFields
+	if v := q.Get("fields"); v != "" {
+		fields = []string{"id"} // Graph always returns the id
+		for f := range strings.SplitSeq(v, ",") {
+			if f = strings.TrimSpace(f); slices.Contains(templateFields, f) && !slices.Contains(fields, f) {
+				fields = append(fields, f)
+			}
+		}
+	}
+
+	s.mu.Lock()
+	var list []Template
+	for _, t := range s.templates {
+		if matches(q.Get("name"), t.Name) && matchesAny(q.Get("status"), t.Status) &&
+			matchesAny(q.Get("category"), t.Category) && matches(q.Get("language"), t.Language) {
+			list = append(list, t)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(list, func(a, b Template) int { return strings.Compare(a.key(), b.key()) })
+
+	start := 0
+	for after != "" && start < len(list) && list[start].key() <= after {
+		start++
+	}
+	page := list[start:min(start+limit, len(list))]
+	data := make([]map[string]any, 0, len(page))
+	for _, t := range page {
+		data = append(data, t.listItem(fields))
+	}
+	out := map[string]any{"data": data}
+	if len(page) > 0 {
+		paging := map[string]any{"cursors": map[string]string{
+			"before": cursor(page[0]), "after": cursor(page[len(page)-1]),
+		}}
+		if start+len(page) < len(list) {
+			q.Set("after", cursor(page[len(page)-1]))
+			paging["next"] = s.origin + r.URL.Path + "?" + q.Encode()
+		}
+		out["paging"] = paging
+	}
+	s.answer(w, templateLedger, http.StatusOK, out)
+}
+
+// key orders templates by name, then language ("\x00" sorts before any
+// character of either).
+func (t Template) key() string { return t.Name + "\x00" + t.Language }
+
+func cursor(t Template) string { return base64.RawURLEncoding.EncodeToString([]byte(t.key())) }
+
+func matches(filter, v string) bool { return filter == "" || filter == v }
+
+func matchesAny(filter, v string) bool {
+	if filter == "" {
+		return true
+	}
+	for f := range strings.SplitSeq(filter, ",") {
+		if strings.EqualFold(strings.TrimSpace(f), v) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerFormat is the header's format as Meta spells it ("" for none).
+func (t Template) headerFormat() string {
+	if t.HeaderFormat != "" {
+		return strings.ToUpper(t.HeaderFormat)
+	}
+	return strings.ToUpper(t.Header)
+}
+
+// headerParameter is the type of the header parameter a send must carry
+// ("" for none).
+func (t Template) headerParameter() string {
+	switch f := t.headerFormat(); f {
+	case "IMAGE", "VIDEO", "DOCUMENT", "LOCATION":
+		return strings.ToLower(f)
+	case "TEXT":
+		if strings.Contains(t.HeaderText, "{{") {
+			return "text"
+		}
+	}
+	return ""
+}
+
+func (t Template) body() string {
+	if t.Body != "" {
+		return t.Body
+	}
+	var b strings.Builder
+	b.WriteString("Hello")
+	for i := range t.BodyParams {
+		fmt.Fprintf(&b, " {{%d}}", i+1)
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// listItem is the template as the list shows it, with the given fields.
+func (t Template) listItem(fields []string) map[string]any {
+	all := map[string]any{
+		"id": t.ID, "name": t.Name, "language": t.Language, "status": t.Status,
+		"category": t.Category, "parameter_format": t.ParameterFormat, "components": t.components(),
+	}
+	out := make(map[string]any, len(fields))
+	for _, f := range fields {
+		out[f] = all[f]
+	}
+	return out
+}
+
+func (t Template) components() []map[string]any {
+	var cs []map[string]any
+	if f := t.headerFormat(); f != "" {
+		h := map[string]any{"type": "HEADER", "format": f}
+		switch f {
+		case "TEXT":
+			h["text"] = t.HeaderText
+			if names := placeholders(t.HeaderText); len(names) > 0 {
+				h["example"] = t.examples("header_text", names)
+			}
+		case "IMAGE", "VIDEO", "DOCUMENT":
+			h["example"] = map[string]any{"header_handle": []string{"https://scontent.whatsapp.net/v/t61.29466-34/sample"}}
+		}
+		cs = append(cs, h)
+	}
+	body := t.body()
+	b := map[string]any{"type": "BODY", "text": body}
+	if names := placeholders(body); len(names) > 0 {
+		b["example"] = t.examples("body_text", names)
+	}
+	cs = append(cs, b)
+	if t.Footer != "" {
+		cs = append(cs, map[string]any{"type": "FOOTER", "text": t.Footer})
+	}
+	if len(t.Buttons) > 0 {
+		var bs []map[string]any
+		for _, btn := range t.Buttons {
+			m := map[string]any{"type": btn.Type, "text": btn.Text}
+			if btn.URL != "" {
+				m["url"] = btn.URL
+			}
+			bs = append(bs, m)
+		}
+		cs = append(cs, map[string]any{"type": "BUTTONS", "buttons": bs})
+	}
+	return cs
+}
+
+// examples are sample values for placeholders, in Meta's shape for the
+// template's parameter format: header_text is a list, body_text a list of
+// lists, and named parameters a list of name and example.
+func (t Template) examples(field string, names []string) map[string]any {
+	if strings.EqualFold(t.ParameterFormat, "NAMED") {
+		var named []map[string]string
+		for _, n := range names {
+			named = append(named, map[string]string{"param_name": n, "example": "sample " + n})
+		}
+		return map[string]any{field + "_named_params": named}
+	}
+	var values []string
+	for _, n := range names {
+		values = append(values, "sample "+n)
+	}
+	if field == "body_text" {
+		return map[string]any{field: [][]string{values}}
+	}
+	return map[string]any{field: values}
+}
+
+// placeholders returns the distinct names inside {{…}} in text, in order.
+func placeholders(text string) []string {
+	var names []string
+	for {
+		i := strings.Index(text, "{{")
+		if i < 0 {
+			return names
+		}
+		j := strings.Index(text[i:], "}}")
+		if j < 0 {
+			return names
+		}
+		if n := text[i+2 : i+j]; !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+		text = text[i+j+2:]
+	}
 }
 
 func (s *Server) fault(to string) *Fault {
@@ -237,21 +599,34 @@ func (s *Server) fault(to string) *Fault {
 	return nil
 }
 
-// fail answers with Meta's error shape.
-func (s *Server) fail(w http.ResponseWriter, status, code int, title, typ string) {
-	s.answer(w, status, map[string]any{"error": map[string]any{
+func unknownObject(method, id string) string {
+	return "Unsupported " + method + " request. Object with ID '" + id +
+		"' does not exist, cannot be loaded due to missing permissions, or does not support this operation"
+}
+
+// fail answers with Meta's error shape; a zero subcode is left out.
+func (s *Server) fail(w http.ResponseWriter, l ledger, status, code, subcode int, title, typ string) {
+	e := map[string]any{
 		"message":    fmt.Sprintf("(#%d) %s", code, title),
 		"type":       typ,
 		"code":       code,
 		"error_data": map[string]any{"messaging_product": "whatsapp", "details": title},
 		"fbtrace_id": randomString(23),
-	}})
+	}
+	if subcode != 0 {
+		e["error_subcode"] = subcode
+	}
+	s.answer(w, l, status, map[string]any{"error": e})
 }
 
-func (s *Server) answer(w http.ResponseWriter, status int, v any) {
+func (s *Server) answer(w http.ResponseWriter, l ledger, status int, v any) {
 	b, _ := json.Marshal(v)
 	s.mu.Lock()
-	s.answers = append(s.answers, answer{status: status, body: b})
+	if l == templateLedger {
+		s.templateAnswers = append(s.templateAnswers, answer{status: status, body: b})
+	} else {
+		s.answers = append(s.answers, answer{status: status, body: b})
+	}
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -262,4 +637,17 @@ func randomString(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)[:n]
+}
+
+// randomDigits returns n random decimal digits, the first not 0.
+func randomDigits(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		d, _ := rand.Int(rand.Reader, big.NewInt(10))
+		b[i] = byte('0' + d.Int64())
+	}
+	if b[0] == '0' {
+		b[0] = '1'
+	}
+	return string(b)
 }

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -69,16 +72,41 @@ func LoadSpec(t testing.TB) *Spec {
 // Check validates a JSON document against the component schema name
 // (e.g. "TemplateMessage").
 func (s *Spec) Check(name string, doc []byte) error {
+	return s.check(name, pointer("components", "schemas", name), doc)
+}
+
+// CheckResponse validates a JSON document against the schema Meta's
+// document gives inline for the answer with status to method on path,
+// e.g. ("/{Version}/{WABA-ID}/message_templates", "get", 200).
+func (s *Spec) CheckResponse(path, method string, status int, doc []byte) error {
+	name := strings.ToUpper(method) + " " + path + " " + strconv.Itoa(status)
+	return s.check(name, pointer("paths", path, strings.ToLower(method), "responses", strconv.Itoa(status),
+		"content", "application/json", "schema"), doc)
+}
+
+// pointer joins tokens into a JSON pointer for a URL fragment: "~" and "/"
+// are escaped as ~0 and ~1, then each token is percent-encoded, since the
+// schema compiler percent-decodes fragments.
+func pointer(tokens ...string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		t = strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
+		b.WriteString("/" + url.PathEscape(t))
+	}
+	return b.String()
+}
+
+func (s *Spec) check(name, ptr string, doc []byte) error {
 	s.mu.Lock()
-	sch, ok := s.schemas[name]
+	sch, ok := s.schemas[ptr]
 	if !ok {
 		var err error
-		sch, err = s.compiler.Compile("meta.json#/components/schemas/" + name)
+		sch, err = s.compiler.Compile("meta.json#" + ptr)
 		if err != nil {
 			s.mu.Unlock()
 			return fmt.Errorf("compiling %s: %w", name, err)
 		}
-		s.schemas[name] = sch
+		s.schemas[ptr] = sch
 	}
 	s.mu.Unlock()
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))

@@ -53,7 +53,7 @@ func dispatchRun(dir string, n, mps, concurrency int, latency time.Duration) err
 	if err != nil {
 		return err
 	}
-	camp, err := app.NewCreateCampaignHandler(st, st, def, clock, ids).Handle(ctx, app.CreateCampaign{
+	camp, err := app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids).Handle(ctx, app.CreateCampaign{
 		Name: "c", TemplateName: "welcome", Language: "en_US", Body: "Hi {{1}}", Activate: true})
 	if err != nil {
 		return err

@@ -1,0 +1,136 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+// ErrTemplateSyncOff is returned when no template source is configured.
+var ErrTemplateSyncOff = errors.New("template sync needs the Cloud API: set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_WABA_ID")
+
+// SyncTemplatesResult is what one sync read and changed.
+type SyncTemplatesResult struct {
+	Account   string
+	Templates []domain.SyncedTemplate
+	Changes   []TemplateStatusChange // campaigns whose template status moved
+}
+
+// TemplateStatusChange is one campaign whose template Meta moved to another
+// status.
+type TemplateStatusChange struct {
+	Workspace domain.WorkspaceID
+	Campaign  domain.CampaignID
+	Template  string // name (language)
+	From, To  domain.TemplateStatus
+}
+
+// SyncTemplatesHandler reads the business account's templates from Meta,
+// stores them, and brings every campaign's template status up to date:
+// campaigns whose template is no longer APPROVED stop sending, and resume
+// when it is approved again. A template that has vanished from the account
+// is DELETED for its campaigns.
+type SyncTemplatesHandler struct {
+	source ports.TemplateSource // nil when the Cloud API is not configured
+	tx     ports.Transactor
+	clock  ports.Clock
+	obs    *Observer
+	log    *zap.Logger
+}
+
+// NewSyncTemplatesHandler builds the handler; source may be nil, and then
+// Handle returns ErrTemplateSyncOff.
+func NewSyncTemplatesHandler(source ports.TemplateSource, tx ports.Transactor, clock ports.Clock, obs *Observer) *SyncTemplatesHandler {
+	return &SyncTemplatesHandler{source: source, tx: tx, clock: clock, obs: obs, log: obs.Logger("templates")}
+}
+
+// Configured reports whether there is an account to sync from.
+func (h *SyncTemplatesHandler) Configured() bool { return h.source != nil }
+
+// Handle runs one sync. Reading from Meta happens before the transaction;
+// storing the templates and the campaigns' statuses commits as one.
+func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult, error) {
+	return observe(ctx, h.obs, "sync_templates", func(ctx context.Context) (SyncTemplatesResult, error) {
+		if h.source == nil {
+			return SyncTemplatesResult{}, ErrTemplateSyncOff
+		}
+		account := h.source.Account()
+		ts, err := h.source.ListTemplates(ctx)
+		if err != nil {
+			return SyncTemplatesResult{}, err
+		}
+		now := h.clock.Now().UTC().Truncate(time.Microsecond)
+		for i := range ts {
+			ts[i].Account, ts[i].SyncedAt = account, now
+		}
+		res := SyncTemplatesResult{Account: account, Templates: ts}
+		err = h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+			res.Changes = nil
+			before, err := r.Templates.ListTemplates(ctx, account)
+			if err != nil {
+				return err
+			}
+			if err := r.Templates.ReplaceTemplates(ctx, account, ts); err != nil {
+				return err
+			}
+			status := map[[2]string]domain.TemplateStatus{}
+			for _, t := range before {
+				status[[2]string{t.Name, t.Language}] = domain.TemplateDeleted
+			}
+			for _, t := range ts {
+				status[[2]string{t.Name, t.Language}] = t.Status
+			}
+			for key, st := range status {
+				changes, err := applyTemplateStatus(ctx, r.Campaigns, key[0], key[1], st, now)
+				if err != nil {
+					return err
+				}
+				res.Changes = append(res.Changes, changes...)
+			}
+			return nil
+		})
+		if err != nil {
+			return SyncTemplatesResult{}, err
+		}
+		slices.SortFunc(res.Changes, func(a, b TemplateStatusChange) int {
+			return cmp.Or(cmp.Compare(a.Template, b.Template), cmp.Compare(a.Campaign, b.Campaign))
+		})
+		for _, c := range res.Changes {
+			h.log.Info("campaign template status changed", zap.String("campaign_id", string(c.Campaign)),
+				zap.String("template", c.Template), zap.String("from", c.From.String()), zap.String("to", c.To.String()))
+		}
+		return res, nil
+	})
+}
+
+// applyTemplateStatus records Meta's status of one template on every
+// campaign that uses it, and returns the campaigns that changed.
+func applyTemplateStatus(ctx context.Context, camps ports.CampaignRepository, name, language string, st domain.TemplateStatus, now time.Time) ([]TemplateStatusChange, error) {
+	list, err := camps.ListCampaignsByTemplate(ctx, name, language)
+	if err != nil {
+		return nil, err
+	}
+	var out []TemplateStatusChange
+	for _, c := range list {
+		if c.TemplateStatus == st {
+			continue
+		}
+		from := c.TemplateStatus
+		if _, err := camps.UpdateCampaign(ctx, c.Workspace, c.ID, func(c *domain.Campaign) error {
+			c.SetTemplateStatus(st, now)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		out = append(out, TemplateStatusChange{Workspace: c.Workspace, Campaign: c.ID,
+			Template: name + " (" + language + ")", From: from, To: st})
+	}
+	return out, nil
+}
