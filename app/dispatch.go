@@ -172,11 +172,13 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 
 	var retryAt *time.Time
 	var failure *domain.Failure
+	var templateStatus domain.TemplateStatus // Meta says the template cannot be sent
 	if err != nil {
 		var se *ports.SendError
 		if !errors.As(err, &se) {
 			se = &ports.SendError{Class: ports.ClassRetryable, Err: err}
 		}
+		templateStatus = se.TemplateStatus
 		if se.Class == ports.ClassPermanent || c.Attempt >= d.cfg.MaxAttempts || now.Sub(m.CreatedAt) >= d.cfg.MaxMessageAge {
 			failure = &domain.Failure{Code: se.Code, Title: se.Title}
 			if se.Class != ports.ClassPermanent && failure.Title == "" {
@@ -198,11 +200,18 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 		d.log.Info("send failed", fields...)
 	}
 
+	var stopped []TemplateStatusChange
 	err = d.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
 		// Release first: if the lease was lost, another dispatcher owns the
 		// message now, and nothing of this attempt may be recorded.
 		if err := r.Queue.ReleaseMessage(ctx, m.ID, d.owner, c.Attempt, retryAt); err != nil {
 			return err
+		}
+		if !templateStatus.IsZero() {
+			var err error
+			if stopped, err = applyTemplateStatus(ctx, r.Campaigns, m.TemplateName, m.Language, templateStatus, now); err != nil {
+				return err
+			}
 		}
 		if res.ProviderID == "" && failure == nil {
 			return nil
@@ -221,6 +230,12 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 		})
 		return err
 	})
+	if err == nil {
+		for _, c := range stopped {
+			d.log.Warn("Meta refused the template; its campaign stops sending until a sync finds it approved",
+				zap.String("campaign_id", string(c.Campaign)), zap.String("template", c.Template), zap.String("status", c.To.String()))
+		}
+	}
 	switch {
 	case errors.Is(err, ports.ErrLeaseLost):
 		d.log.Warn("lease lost before the outcome was recorded; another dispatcher owns the message",

@@ -606,3 +606,36 @@ func TestAmbiguousOutcomesAreRetriedAndCounted(t *testing.T) {
 		t.Fatalf("after an unknown outcome: %s %+v, want still sending", m.Status, m.Failure)
 	}
 }
+
+// TestRefusedTemplateStopsItsCampaigns: Meta answers that the template is
+// paused; the message fails with Meta's code, and every campaign on that
+// template stops sending at once instead of waiting for the next sync.
+func TestRefusedTemplateStopsItsCampaigns(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.send(t, f.principal, phone).ID
+	_, theirs := f.otherWorkspace(t) // same template name and language
+	sender := newSenderMock(&ports.SendError{Class: ports.ClassPermanent, Code: 132015, Title: "Template is paused",
+		TemplateStatus: domain.TemplatePaused})
+	d := f.dispatcher(f.st, f.st, sender, sender, app.Config{})
+	f.clock.Advance(time.Second)
+	if n := dispatchOnce(t, d); n != 1 {
+		t.Fatalf("claimed %d, want 1", n)
+	}
+	if m := f.message(t, id); m.Status != domain.StatusFailed || m.Failure == nil || m.Failure.Code != 132015 {
+		t.Fatalf("message %s with failure %+v, want failed with 132015", m.Status, m.Failure)
+	}
+	ctx := context.Background()
+	for ws, cid := range map[domain.WorkspaceID]domain.CampaignID{f.principal.Workspace: f.campaign.ID, theirs.Workspace: theirs.ID} {
+		c, err := f.st.GetCampaign(ctx, ws, cid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.TemplateStatus != domain.TemplatePaused || c.Status != domain.CampaignActive || !c.UpdatedAt.Equal(t0.Add(time.Second)) {
+			t.Errorf("campaign %s: template %s, status %s, updated %v; want PAUSED template on an active campaign", cid, c.TemplateStatus, c.Status, c.UpdatedAt)
+		}
+	}
+	_, err := f.sender(f.st, nil).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
+		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}})
+	wantCode(t, err, domain.CodeCampaignNotActive, "template welcome (en_US) is PAUSED at Meta")
+}

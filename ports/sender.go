@@ -57,7 +57,11 @@ type SendError struct {
 	// back (a timeout or a cut connection): the provider may have accepted
 	// the message, so a retry may deliver it twice.
 	Ambiguous bool
-	Err       error
+	// TemplateStatus is set when the failure says the template itself
+	// cannot be sent (paused or disabled by Meta): every campaign using it
+	// stops at once, without waiting for the next template sync.
+	TemplateStatus domain.TemplateStatus
+	Err            error
 }
 
 func (e *SendError) Error() string {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
 
@@ -36,4 +37,17 @@ func Classify(code, status int, transient bool) (ports.SendErrorClass, time.Dura
 		return ports.ClassRetryable, 0
 	}
 	return ports.ClassPermanent, 0
+}
+
+// TemplateStatusFor says what an error code tells about the template: 132015
+// is a paused template, 132016 a disabled one. Other codes say nothing (132001,
+// "does not exist in this language", may be a typo in the campaign).
+func TemplateStatusFor(code int) domain.TemplateStatus {
+	switch code {
+	case 132015:
+		return domain.TemplatePaused
+	case 132016:
+		return domain.TemplateDisabled
+	}
+	return domain.TemplateStatus{}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/heraldhq/herald/adapters/whatsapp"
+	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
 
@@ -40,6 +41,17 @@ func TestClassify(t *testing.T) {
 	} {
 		if got, _ := whatsapp.Classify(c.code, c.status, c.transient); got != c.want {
 			t.Errorf("code %d, HTTP %d, transient %v: %s, want %s", c.code, c.status, c.transient, got, c.want)
+		}
+	}
+}
+
+func TestTemplateStatusFor(t *testing.T) {
+	t.Parallel()
+	for code, want := range map[int]domain.TemplateStatus{
+		132015: domain.TemplatePaused, 132016: domain.TemplateDisabled, 132001: {}, 131000: {}, 0: {},
+	} {
+		if got := whatsapp.TemplateStatusFor(code); got != want {
+			t.Errorf("TemplateStatusFor(%d) = %q, want %q", code, got, want)
 		}
 	}
 }

@@ -104,7 +104,8 @@ func (c *Client) Send(ctx context.Context, m ports.OutboundMessage) (ports.SendR
 	code, _ := e.Error.Code.Int64()
 	class, retryAfter := Classify(int(code), res.StatusCode, e.Error.IsTransient)
 	return ports.SendResult{}, &ports.SendError{Class: class, Code: int(code), Title: title(e.Error.Message),
-		RetryAfter: retryAfter, Err: fmt.Errorf("whatsapp: HTTP %d, fbtrace_id %s", res.StatusCode, e.Error.FBTraceID)}
+		RetryAfter: retryAfter, TemplateStatus: TemplateStatusFor(int(code)),
+		Err: fmt.Errorf("whatsapp: HTTP %d, fbtrace_id %s", res.StatusCode, e.Error.FBTraceID)}
 }
 
 // title strips Meta's "(#code) " prefix from an error message.

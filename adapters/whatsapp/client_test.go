@@ -247,3 +247,27 @@ func refusingURL(t *testing.T) string {
 	ln.Close()
 	return "http://" + addr + "/v24.0"
 }
+
+// TestRefusedTemplateSaysSo: Meta's answers for a paused or disabled
+// template carry that status, so campaigns on it stop at once.
+func TestRefusedTemplateSaysSo(t *testing.T) {
+	t.Parallel()
+	for status, want := range map[string]struct {
+		code int
+		st   domain.TemplateStatus
+	}{"PAUSED": {132015, domain.TemplatePaused}, "DISABLED": {132016, domain.TemplateDisabled}, "APPROVED": {}} {
+		fake, client := newFake(t)
+		fake.SetTemplateStatus("welcome", "en_US", status)
+		_, err := client.Send(context.Background(), porttest.SenderMessage())
+		var se *ports.SendError
+		if want.code == 0 {
+			if err != nil {
+				t.Fatalf("%s: %v", status, err)
+			}
+			continue
+		}
+		if !errors.As(err, &se) || se.Class != ports.ClassPermanent || se.Code != want.code || se.TemplateStatus != want.st {
+			t.Fatalf("%s template: %v (template status %v), want permanent %d with %s", status, err, se, want.code, want.st)
+		}
+	}
+}
