@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/adapters/httpapi"
 	"github.com/heraldhq/herald/app"
@@ -340,4 +341,50 @@ func TestEveryCodeHasAStatus(t *testing.T) {
 			t.Errorf("domain code %s has no HTTP status", code)
 		}
 	}
+}
+
+// TestTemplateNotApprovedStopsSends: a campaign whose template Meta paused
+// shows the template's status and refuses sends with a detail that says
+// why, on every engine.
+func TestTemplateNotApprovedStopsSends(t *testing.T) {
+	t.Parallel()
+	onEveryEngine(t, func(t *testing.T, e *apiEnv) {
+		res, body := e.do(t, "GET", "/v1/campaigns/"+e.active, e.keyed(e.key), "")
+		if got := decode[struct{ Template struct{ Status *string } }](t, body).Template.Status; res.StatusCode != 200 || got != nil {
+			t.Fatalf("a locally defined template: %d, template.status %v, want null", res.StatusCode, got)
+		}
+		ws := principalWorkspace(t, e)
+		if _, err := e.store.UpdateCampaign(context.Background(), ws, domain.CampaignID(e.active), func(c *domain.Campaign) error {
+			c.SetTemplateStatus(domain.TemplatePaused, time.Now())
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		res, body = e.do(t, "GET", "/v1/campaigns/"+e.active, e.keyed(e.key), "")
+		if got := decode[struct{ Template struct{ Status *string } }](t, body).Template.Status; res.StatusCode != 200 || got == nil || *got != "PAUSED" {
+			t.Fatalf("after Meta paused the template: %d %s", res.StatusCode, body)
+		}
+		res, body = e.do(t, "POST", sendURL, e.keyed(e.key), sendBody(phone, e.active, "Ana", "1234"))
+		want := problemBody(409, "campaign_not_active", "Campaign not active", "campaignId",
+			"the campaign's template welcome (en_US) is PAUSED at Meta; sends resume when Meta approves it again")
+		if res.StatusCode != 409 || canonicalString(normalize(body)) != want {
+			t.Fatalf("send on a paused template: %d\n got %s\nwant %s", res.StatusCode, normalize(body), want)
+		}
+	})
+}
+
+// principalWorkspace is the workspace of the environment's active campaign.
+func principalWorkspace(t *testing.T, e *apiEnv) domain.WorkspaceID {
+	t.Helper()
+	list, err := e.store.ListCampaignsByTemplate(context.Background(), "welcome", "en_US")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range list {
+		if string(c.ID) == e.active {
+			return c.Workspace
+		}
+	}
+	t.Fatal("the active campaign is not stored")
+	return ""
 }
