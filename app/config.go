@@ -17,7 +17,7 @@ type Config struct {
 	MaxMessageAge       time.Duration // a message not sent within this age fails
 	LiveMPS             int           // messages per second to the live sender number (Meta: 80 by default, up to 1,000)
 	AuthPause           time.Duration // how long live sends stop after Meta refuses the credentials
-	TemplateRefresh     time.Duration // how often the server syncs templates from Meta; negative: never
+	TemplateRefresh     time.Duration // how often the server syncs templates from Meta (and once at start)
 }
 
 // WithDefaults fills zero fields with defaults.

@@ -95,7 +95,7 @@ func runWorkers(lc fx.Lifecycle, d *Dispatcher, auth *AuthenticateKeyHandler, de
 					}
 				}
 			}()
-			go func() { refreshTemplates(ctx, templates, cfg.TemplateRefresh, log); done <- struct{}{} }()
+			go func() { templates.Refresh(ctx, cfg.TemplateRefresh); done <- struct{}{} }()
 			return nil
 		},
 		OnStop: func(stop context.Context) error {
@@ -110,30 +110,4 @@ func runWorkers(lc fx.Lifecycle, d *Dispatcher, auth *AuthenticateKeyHandler, de
 			return auth.FlushLastUsed(stop)
 		},
 	})
-}
-
-// refreshTemplates syncs templates from Meta at start and then every
-// interval, until ctx ends, so campaigns follow Meta's verdicts (a paused
-// template stops its campaigns' sends) even when a webhook was lost.
-func refreshTemplates(ctx context.Context, h *SyncTemplatesHandler, every time.Duration, log *zap.Logger) {
-	if !h.Configured() || every < 0 {
-		return
-	}
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		res, err := h.Handle(ctx)
-		switch {
-		case err == nil:
-			log.Info("templates synced", zap.Int("templates", len(res.Templates)), zap.Int("campaigns_changed", len(res.Changes)))
-		case ctx.Err() == nil:
-			log.Warn("template sync failed; campaigns keep their last known template status", zap.Error(err))
-		}
-		t.Reset(every)
-	}
 }

@@ -134,3 +134,29 @@ func applyTemplateStatus(ctx context.Context, camps ports.CampaignRepository, na
 	}
 	return out, nil
 }
+
+// Refresh syncs at once and then every interval until ctx ends, so
+// campaigns follow Meta's verdicts (a paused template stops its campaigns'
+// sends) even when a webhook was lost. Without a source it returns at once.
+func (h *SyncTemplatesHandler) Refresh(ctx context.Context, every time.Duration) {
+	if h.source == nil {
+		return
+	}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		res, err := h.Handle(ctx)
+		switch {
+		case err == nil:
+			h.log.Info("templates synced", zap.Int("templates", len(res.Templates)), zap.Int("campaigns_changed", len(res.Changes)))
+		case ctx.Err() == nil:
+			h.log.Warn("template sync failed; campaigns keep their last known template status", zap.Error(err))
+		}
+		t.Reset(every)
+	}
+}

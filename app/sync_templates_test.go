@@ -347,3 +347,34 @@ func TestSyncRollsBackWhenACampaignCannotBeUpdated(t *testing.T) {
 		t.Fatalf("stored template %s (%v) after a rolled-back sync, want APPROVED", st.Status, err)
 	}
 }
+
+// TestRefreshSyncsAtOnceAndAgain: the server's refresh loop syncs at start,
+// syncs again after the interval, and stops when told to.
+func TestRefreshSyncsAtOnceAndAgain(t *testing.T) {
+	t.Parallel()
+	f := newTemplatesFixture(t)
+	list := f.meta.ListTemplatesFunc
+	calls := make(chan int, 8)
+	n := 0
+	f.meta.ListTemplatesFunc = func(ctx context.Context) ([]domain.SyncedTemplate, error) {
+		n++
+		calls <- n
+		return list(ctx)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.sync.Refresh(ctx, time.Millisecond); close(done) }()
+	for got := range calls {
+		if got == 2 { // the first sync has been stored by now
+			break
+		}
+	}
+	cancel()
+	<-done
+	stored, err := f.st.ListTemplates(context.Background(), account)
+	if err != nil || len(stored) != 3 {
+		t.Fatalf("after the refresh loop: %d templates stored (%v), want 3", len(stored), err)
+	}
+	// Without a source the loop has nothing to do and returns.
+	app.NewSyncTemplatesHandler(nil, f.st, f.clock, app.NewObserver(nil)).Refresh(context.Background(), time.Millisecond)
+}
