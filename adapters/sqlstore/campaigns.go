@@ -149,15 +149,23 @@ LIMIT :limit`
 		rows = rows[:limit]
 		next = rows[limit-1].ID
 	}
+	out, err := campaignsFrom(rows)
+	if err != nil {
+		return nil, "", s.fail("list campaigns", err, nil)
+	}
+	return out, next, nil
+}
+
+func campaignsFrom(rows []campaignRow) ([]domain.Campaign, error) {
 	out := make([]domain.Campaign, 0, len(rows))
 	for _, r := range rows {
 		c, err := r.toDomain()
 		if err != nil {
-			return nil, "", s.fail("list campaigns", err, nil)
+			return nil, err
 		}
 		out = append(out, c)
 	}
-	return out, next, nil
+	return out, nil
 }
 
 // UpdateCampaign runs fn on the stored campaign and stores the result,
@@ -201,13 +209,6 @@ ORDER BY id`
 	if err := s.selectAll(ctx, &rows, q, map[string]any{"template_name": name, "language": language}); err != nil {
 		return nil, s.fail("list campaigns by template", err, nil)
 	}
-	out := make([]domain.Campaign, 0, len(rows))
-	for _, r := range rows {
-		c, err := r.toDomain()
-		if err != nil {
-			return nil, s.fail("list campaigns by template", err, nil)
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	out, err := campaignsFrom(rows)
+	return out, s.fail("list campaigns by template", err, nil)
 }

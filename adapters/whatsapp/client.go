@@ -99,13 +99,19 @@ func (c *Client) Send(ctx context.Context, m ports.OutboundMessage) (ports.SendR
 		}
 		return out, nil
 	}
+	return ports.SendResult{}, metaError(res.StatusCode, raw)
+}
+
+// metaError classifies a non-2xx answer of any Cloud API call from Meta's
+// error body (or its absence).
+func metaError(status int, raw []byte) *ports.SendError {
 	var e errorResponse
 	_ = json.Unmarshal(raw, &e)
 	code, _ := e.Error.Code.Int64()
-	class, retryAfter := Classify(int(code), res.StatusCode, e.Error.IsTransient)
-	return ports.SendResult{}, &ports.SendError{Class: class, Code: int(code), Title: title(e.Error.Message),
+	class, retryAfter := Classify(int(code), status, e.Error.IsTransient)
+	return &ports.SendError{Class: class, Code: int(code), Title: title(e.Error.Message),
 		RetryAfter: retryAfter, TemplateStatus: TemplateStatusFor(int(code)),
-		Err: fmt.Errorf("whatsapp: HTTP %d, fbtrace_id %s", res.StatusCode, e.Error.FBTraceID)}
+		Err: fmt.Errorf("whatsapp: HTTP %d, fbtrace_id %s", status, e.Error.FBTraceID)}
 }
 
 // title strips Meta's "(#code) " prefix from an error message.

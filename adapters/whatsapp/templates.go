@@ -122,12 +122,7 @@ func (c *Client) templatePage(ctx context.Context, after string) (templatePage, 
 		return templatePage{}, fmt.Errorf("the HTTP %d answer is larger than %d MiB", res.StatusCode, maxTemplatePageSize>>20)
 	}
 	if res.StatusCode/100 != 2 {
-		var e errorResponse
-		_ = json.Unmarshal(raw, &e)
-		code, _ := e.Error.Code.Int64()
-		class, retryAfter := Classify(int(code), res.StatusCode, e.Error.IsTransient)
-		return templatePage{}, &ports.SendError{Class: class, Code: int(code), Title: title(e.Error.Message),
-			RetryAfter: retryAfter, Err: fmt.Errorf("HTTP %d, fbtrace_id %s", res.StatusCode, e.Error.FBTraceID)}
+		return templatePage{}, metaError(res.StatusCode, raw)
 	}
 	var page templatePage
 	if err := json.Unmarshal(raw, &page); err != nil {
