@@ -51,9 +51,6 @@ func NewSyncTemplatesHandler(source ports.TemplateSource, tx ports.Transactor, c
 	return &SyncTemplatesHandler{source: source, tx: tx, clock: clock, obs: obs, log: obs.Logger("templates")}
 }
 
-// Configured reports whether there is an account to sync from.
-func (h *SyncTemplatesHandler) Configured() bool { return h.source != nil }
-
 // Handle runs one sync. Reading from Meta happens before the transaction;
 // storing the templates and the campaigns' statuses commits as one.
 func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult, error) {
@@ -85,6 +82,10 @@ func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult,
 				status[[2]string{t.Name, t.Language}] = domain.TemplateDeleted
 			}
 			for _, t := range ts {
+				if t.Status.IsZero() { // a status Herald could not read: campaigns keep theirs
+					delete(status, [2]string{t.Name, t.Language})
+					continue
+				}
 				status[[2]string{t.Name, t.Language}] = t.Status
 			}
 			for key, st := range status {

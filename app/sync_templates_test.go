@@ -378,3 +378,22 @@ func TestRefreshSyncsAtOnceAndAgain(t *testing.T) {
 	// Without a source the loop has nothing to do and returns.
 	app.NewSyncTemplatesHandler(nil, f.st, f.clock, app.NewObserver(nil)).Refresh(context.Background(), time.Millisecond)
 }
+
+// TestUnreadableStatusLeavesCampaignsAlone: a template whose status Herald
+// could not read neither makes its campaigns sendable nor stops them.
+func TestUnreadableStatusLeavesCampaignsAlone(t *testing.T) {
+	t.Parallel()
+	f := newTemplatesFixture(t)
+	f.mustSync(t)
+	c, err := f.create.Handle(context.Background(), app.CreateCampaign{Name: "Orders", TemplateName: "order_update", Language: "en_US", Activate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.meta.set("order_update", domain.TemplateStatus{})
+	if res := f.mustSync(t); len(res.Changes) != 0 {
+		t.Fatalf("changes %+v, want none", res.Changes)
+	}
+	if got := f.campaign(t, c.ID).TemplateStatus; got != domain.TemplateApproved {
+		t.Fatalf("template status %q, want APPROVED kept", got)
+	}
+}
