@@ -1,6 +1,10 @@
 package app
 
-import "time"
+import (
+	"time"
+
+	"github.com/heraldhq/herald/domain"
+)
 
 // Config tunes the use cases. cmd/herald fills it from flags and HERALD_*
 // variables; zero fields take the defaults below.
@@ -18,6 +22,12 @@ type Config struct {
 	LiveMPS             int           // messages per second to the live sender number (Meta: 80 by default, up to 1,000)
 	AuthPause           time.Duration // how long live sends stop after Meta refuses the credentials
 	TemplateRefresh     time.Duration // how often the server syncs templates from Meta (and once at start)
+	WebhookRetryEvery   time.Duration // how often webhook events that failed to apply are tried again
+	WebhookMaxAttempts  int           // automatic tries of one webhook event; `herald webhooks replay` goes beyond
+	ParkedStatusTTL     time.Duration // how long a status for an unknown wamid waits for its message
+	// OptKeywords are the words that opt a contact out or back in; the
+	// zero value means STOP and UNSUBSCRIBE out, START in.
+	OptKeywords domain.OptKeywords
 }
 
 // WithDefaults fills zero fields with defaults.
@@ -47,5 +57,12 @@ func (c Config) WithDefaults() Config {
 	seti(&c.DispatchConcurrency, max(32, c.LiveMPS/4))
 	set(&c.AuthPause, time.Minute)
 	set(&c.TemplateRefresh, 15*time.Minute)
+	set(&c.WebhookRetryEvery, time.Minute)
+	seti(&c.WebhookMaxAttempts, 10)
+	// Meta keeps trying to deliver a message for 30 days.
+	set(&c.ParkedStatusTTL, 30*24*time.Hour)
+	if c.OptKeywords.IsZero() {
+		c.OptKeywords = domain.DefaultOptKeywords()
+	}
 	return c
 }

@@ -216,6 +216,15 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 		if res.ProviderID == "" && failure == nil {
 			return nil
 		}
+		// Status webhooks that raced ahead of this answer, without our id,
+		// were parked under the wamid: they apply now.
+		var parked []ports.StatusEvent
+		if res.ProviderID != "" && m.ProviderID == "" {
+			var err error
+			if parked, err = r.Messages.TakeParkedStatuses(ctx, res.ProviderID); err != nil {
+				return err
+			}
+		}
 		_, err := r.Messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
 			if res.ProviderID != "" && m.ProviderID == "" {
 				m.ProviderID = res.ProviderID
@@ -226,6 +235,7 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 			if failure != nil {
 				m.Advance(domain.StatusFailed, now, failure)
 			}
+			advance(m, parked...)
 			return nil
 		})
 		return err

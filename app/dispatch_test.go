@@ -26,7 +26,7 @@ type notifyingSink struct {
 }
 
 func newNotifyingSink(f *fixture) notifyingSink {
-	return notifyingSink{rec: app.NewRecordStatusEventHandler(f.st, app.NewObserver(nil)), events: make(chan ports.StatusEvent, 64)}
+	return notifyingSink{rec: app.NewRecordStatusEventHandler(f.st, f.clock, app.NewObserver(nil)), events: make(chan ports.StatusEvent, 64)}
 }
 
 func (s notifyingSink) RecordStatus(ctx context.Context, e ports.StatusEvent) error {
@@ -121,12 +121,12 @@ func TestSandboxDeliversThroughTheStatusPipeline(t *testing.T) {
 	if err != nil || len(page.Entries) != 1 || page.Entries[0].Status != domain.StatusRead {
 		t.Errorf("the thread of the read message: %+v (%v), want one entry with status read", page.Entries, err)
 	}
-	stats, err := app.NewGetCampaignStatsHandler(f.st, f.st, nil).Handle(ctx, app.GetCampaignStats{Principal: f.principal, CampaignID: string(f.campaign.ID)})
+	stats, err := app.NewGetCampaignStatsHandler(f.st, f.st, f.clock, nil).Handle(ctx, app.GetCampaignStats{Principal: f.principal, CampaignID: string(f.campaign.ID)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantStats := domain.NewCampaignStats(map[domain.MessageStatus]int{rd: 1, fl: 1, sent: 1, dl: 1}, map[int]int{131026: 1})
-	if diff := cmp.Diff(wantStats, stats, cmpDomain); diff != "" || stats.DeliveryRate != 0.5 || stats.ReadRate != 0.5 {
+	if diff := cmp.Diff(wantStats, stats.Stats, cmpDomain); diff != "" || stats.Stats.DeliveryRate != 0.5 || stats.Stats.ReadRate != 0.5 {
 		t.Errorf("campaign stats (-want +got):\n%s", diff)
 	}
 
@@ -526,7 +526,7 @@ func TestRecordStatusEvent(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	rec := app.NewRecordStatusEventHandler(f.st, app.NewObserver(nil))
+	rec := app.NewRecordStatusEventHandler(f.st, f.clock, app.NewObserver(nil))
 	id := f.send(t, f.principal, phone).ID
 	// Meta echoes our id: the provider id is learned from the event.
 	if err := rec.RecordStatus(ctx, ports.StatusEvent{MessageID: id, ProviderID: "wamid.A", Status: domain.StatusSent, At: t0.Add(time.Second)}); err != nil {
@@ -554,9 +554,16 @@ func TestRecordStatusEvent(t *testing.T) {
 	if diff := cmp.Diff(want, m.History, cmpDomain); diff != "" {
 		t.Fatalf("history (-want +got):\n%s", diff)
 	}
-	err := rec.RecordStatus(ctx, ports.StatusEvent{ProviderID: "wamid.unknown", Status: domain.StatusSent, At: t0})
+	// An event for a wamid no message holds yet is kept for later.
+	if err := rec.RecordStatus(ctx, ports.StatusEvent{ProviderID: "wamid.unknown", Status: domain.StatusSent, At: t0}); err != nil {
+		t.Fatalf("an event for an unknown wamid: %v, want it parked", err)
+	}
+	if parked, err := f.st.TakeParkedStatuses(ctx, "wamid.unknown"); err != nil || len(parked) != 1 {
+		t.Fatalf("parked: %+v (%v), want the event", parked, err)
+	}
+	err := rec.RecordStatus(ctx, ports.StatusEvent{MessageID: "msg_01m84vkv5be6bnn9r74vgy0yw5", Status: domain.StatusSent, At: t0})
 	if !errors.Is(err, domain.ErrMessageNotFound) {
-		t.Fatalf("an event for an unknown message: %v, want message_not_found", err)
+		t.Fatalf("an event for an unknown message id and no wamid: %v, want message_not_found", err)
 	}
 }
 

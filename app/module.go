@@ -12,8 +12,9 @@ import (
 
 // Module provides every use case, the dispatcher and the key-usage flusher,
 // and runs the two workers for the life of the application. It needs the
-// repository ports, a Clock, an IDGenerator, a Config, a *zap.Logger and two
-// named senders, `name:"live"` and `name:"sandbox"`.
+// repository ports, a Clock, an IDGenerator, a Config, a *zap.Logger, a
+// ports.WebhookDecoder and two named senders, `name:"live"` and
+// `name:"sandbox"`.
 var Module = fx.Module("app",
 	fx.Provide(
 		NewObserver,
@@ -37,12 +38,16 @@ var Module = fx.Module("app",
 		newSyncTemplatesHandler,
 		NewChangeCampaignStatusHandler,
 		NewDispatcher,
+		NewApplyWebhookEventHandler,
+		NewReceiveWebhookHandler,
+		NewVerifyWebhookSubscriptionHandler,
+		NewReplayWebhookEventsHandler,
 		fx.Annotate(NewRecordStatusEventHandler, fx.As(fx.Self()), fx.As(new(ports.StatusSink))),
 	),
 )
 
-// WorkersModule runs the dispatcher and the key-usage flusher while the
-// server runs, and makes sure the default workspace exists at start. The CLI
+// WorkersModule runs the dispatcher, the key-usage flusher, template refresh
+// and webhook retries while the server runs, and makes sure the default workspace exists at start. The CLI
 // leaves it out.
 var WorkersModule = fx.Module("workers", fx.Invoke(runWorkers))
 
@@ -69,10 +74,23 @@ func newSyncTemplatesHandler(src templateSource, tx ports.Transactor, clock port
 	return NewSyncTemplatesHandler(src.Source, tx, clock, obs)
 }
 
-func runWorkers(lc fx.Lifecycle, d *Dispatcher, auth *AuthenticateKeyHandler, def *EnsureDefaultWorkspaceHandler, templates *SyncTemplatesHandler, cfg Config, log *zap.Logger) {
-	cfg = cfg.WithDefaults()
+type workers struct {
+	fx.In
+	Dispatcher *Dispatcher
+	Auth       *AuthenticateKeyHandler
+	Default    *EnsureDefaultWorkspaceHandler
+	Templates  *SyncTemplatesHandler
+	Webhooks   *ReplayWebhookEventsHandler
+	Config     Config
+	Log        *zap.Logger
+}
+
+func runWorkers(lc fx.Lifecycle, w workers) {
+	d, auth, def, templates, log := w.Dispatcher, w.Auth, w.Default, w.Templates, w.Log
+	cfg := w.Config.WithDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 3)
+	const running = 4
+	done := make(chan struct{}, running)
 	lc.Append(fx.Hook{
 		OnStart: func(start context.Context) error {
 			if _, err := def.Handle(start); err != nil {
@@ -96,11 +114,12 @@ func runWorkers(lc fx.Lifecycle, d *Dispatcher, auth *AuthenticateKeyHandler, de
 				}
 			}()
 			go func() { templates.Refresh(ctx, cfg.TemplateRefresh); done <- struct{}{} }()
+			go func() { w.Webhooks.Retry(ctx); done <- struct{}{} }()
 			return nil
 		},
 		OnStop: func(stop context.Context) error {
 			cancel()
-			for range 3 {
+			for range running {
 				select {
 				case <-done:
 				case <-stop.Done():

@@ -52,5 +52,11 @@ func observe[R any](ctx context.Context, o *Observer, name string, fn func(conte
 	return r, err
 }
 
-// Logger returns a named child logger for long-running workers.
-func (o *Observer) Logger(name string) *zap.Logger { return o.log.Named(name) }
+// Logger returns a named child logger for long-running workers; a nil
+// observer's logs nothing.
+func (o *Observer) Logger(name string) *zap.Logger {
+	if o == nil {
+		return zap.NewNop()
+	}
+	return o.log.Named(name)
+}

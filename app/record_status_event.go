@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
@@ -12,33 +14,98 @@ import (
 // the sandbox both report through it, so test mode exercises the same path as
 // production. It implements ports.StatusSink.
 type RecordStatusEventHandler struct {
-	messages ports.MessageRepository
-	obs      *Observer
+	tx    ports.Transactor
+	clock ports.Clock
+	obs   *Observer
 }
 
 // NewRecordStatusEventHandler builds the handler.
-func NewRecordStatusEventHandler(messages ports.MessageRepository, obs *Observer) *RecordStatusEventHandler {
-	return &RecordStatusEventHandler{messages: messages, obs: obs}
+func NewRecordStatusEventHandler(tx ports.Transactor, clock ports.Clock, obs *Observer) *RecordStatusEventHandler {
+	return &RecordStatusEventHandler{tx: tx, clock: clock, obs: obs}
 }
 
-// RecordStatus finds the message by our id (echoed back by the provider) or
-// by the provider's id, and advances it.
+// RecordStatus applies e in one transaction (see applyStatus).
 func (h *RecordStatusEventHandler) RecordStatus(ctx context.Context, e ports.StatusEvent) error {
 	_, err := observe(ctx, h.obs, "record_status_event", func(ctx context.Context) (struct{}, error) {
-		m, err := h.messages.LocateMessage(ctx, e.MessageID, e.ProviderID)
-		if err != nil {
-			return struct{}{}, err
-		}
-		_, err = h.messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
-			if m.ProviderID == "" && e.ProviderID != "" {
-				m.ProviderID = e.ProviderID
-			}
-			m.Advance(e.Status, e.At, e.Failure)
-			return nil
+		return struct{}{}, h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+			_, err := applyStatus(ctx, r.Messages, e, h.clock.Now())
+			return err
 		})
-		return struct{}{}, err
 	})
 	return err
+}
+
+// statusOutcome says what applyStatus did with an event.
+type statusOutcome int
+
+const (
+	statusApplied   statusOutcome = iota // the message changed
+	statusUnchanged                      // a duplicate or stale event: kept nothing new
+	statusParked                         // no message has this wamid yet: kept for later
+)
+
+// applyStatus finds the event's message by our id (Meta echoes it in
+// biz_opaque_callback_data) or by its wamid, and advances it. An event for a
+// wamid no message holds yet (it raced ahead of the send's answer, or came
+// without our id) is parked, and applied when a message gets that wamid.
+func applyStatus(ctx context.Context, messages ports.MessageRepository, e ports.StatusEvent, now time.Time) (statusOutcome, error) {
+	m, err := messages.LocateMessage(ctx, e.MessageID, e.ProviderID)
+	if errors.Is(err, domain.ErrMessageNotFound) && e.MessageID != "" && e.ProviderID != "" {
+		m, err = messages.LocateMessage(ctx, "", e.ProviderID)
+	}
+	if errors.Is(err, domain.ErrMessageNotFound) && e.ProviderID != "" {
+		return statusParked, messages.ParkStatus(ctx, e, now)
+	}
+	if err != nil {
+		return 0, err
+	}
+	events := []ports.StatusEvent{e}
+	if m.ProviderID == "" && e.ProviderID != "" {
+		// The event names the wamid before the send's answer was recorded:
+		// anything parked for it belongs to this message too.
+		parked, err := messages.TakeParkedStatuses(ctx, e.ProviderID)
+		if err != nil {
+			return 0, err
+		}
+		events = append(events, parked...)
+	}
+	changed := false
+	_, err = messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
+		changed = advance(m, events...)
+		if !changed {
+			return errUnchanged
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errUnchanged):
+		return statusUnchanged, nil
+	case err != nil:
+		return 0, err
+	}
+	return statusApplied, nil
+}
+
+// errUnchanged aborts an update that would write nothing.
+var errUnchanged = errors.New("unchanged")
+
+// advance applies status events to m and reports whether it changed: the
+// wamid when m has none, the status (forward only) and Meta's pricing.
+func advance(m *domain.Message, events ...ports.StatusEvent) bool {
+	changed := false
+	for _, e := range events {
+		if m.ProviderID == "" && e.ProviderID != "" {
+			m.ProviderID = e.ProviderID
+			changed = true
+		}
+		if m.Advance(e.Status, e.At, e.Failure) {
+			changed = true
+		}
+		if m.RecordPricing(e.Pricing) {
+			changed = true
+		}
+	}
+	return changed
 }
 
 var _ ports.StatusSink = (*RecordStatusEventHandler)(nil)

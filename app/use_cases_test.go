@@ -49,7 +49,7 @@ func TestSyncContactCreatesThenUpdates(t *testing.T) {
 		t.Fatal("the second sync reported a new contact")
 	}
 	want.Attributes = map[string]string{"plan": "pro", "lang": "pt"}
-	want.OptedOut = true
+	want.OptedOut, want.OptOutChangedAt = true, ptr(t0.Add(time.Minute))
 	want.UpdatedAt = t0.Add(time.Minute)
 	if diff := cmp.Diff(want, updated.Contact, cmpDomain); diff != "" {
 		t.Fatalf("updated contact (-want +got):\n%s", diff)
@@ -214,7 +214,7 @@ func TestGetCampaignAndStats(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	rec := app.NewRecordStatusEventHandler(f.st, nil)
+	rec := app.NewRecordStatusEventHandler(f.st, f.clock, nil)
 	outcomes := []struct {
 		status  domain.MessageStatus
 		failure *domain.Failure
@@ -236,12 +236,30 @@ func TestGetCampaignAndStats(t *testing.T) {
 	if want.DeliveryRate != 3.0/6.0 || want.ReadRate != 2.0/3.0 || want.Total != 7 {
 		t.Fatalf("expected stats %+v", want)
 	}
-	stats, err := app.NewGetCampaignStatsHandler(f.st, f.st, app.NewObserver(nil)).Handle(ctx, app.GetCampaignStats{Principal: f.principal, CampaignID: string(f.campaign.ID)})
+	stats, err := app.NewGetCampaignStatsHandler(f.st, f.st, f.clock, app.NewObserver(nil)).Handle(ctx, app.GetCampaignStats{Principal: f.principal, CampaignID: string(f.campaign.ID)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, stats, cmpDomain); diff != "" {
+	if diff := cmp.Diff(want, stats.Stats, cmpDomain); diff != "" {
 		t.Fatalf("stats (-want +got):\n%s", diff)
+	}
+	// The default timeline is the last 24 hours by hour; everything
+	// happened in the current hour. Reading implies delivery and sending;
+	// these failures never left Herald, so they count as failed only.
+	if tl := stats.Timeline; len(tl.Points) != 24 || tl.Interval != time.Hour || !tl.To.Equal(t0) {
+		t.Fatalf("timeline: %d points every %v up to %v, want 24 hourly up to %v", len(tl.Points), tl.Interval, tl.To, t0)
+	}
+	wantLast := map[domain.MessageStatus]int{domain.StatusQueued: 7, domain.StatusSent: 4, domain.StatusDelivered: 3,
+		domain.StatusRead: 2, domain.StatusFailed: 2}
+	if diff := cmp.Diff(wantLast, stats.Timeline.Points[23].Counts, cmpDomain); diff != "" {
+		t.Errorf("the current hour's counts (-want +got):\n%s", diff)
+	}
+	for _, p := range stats.Timeline.Points[:23] {
+		for st, n := range p.Counts {
+			if n != 0 {
+				t.Errorf("%v: %d %v before anything was sent", p.Start, n, st)
+			}
+		}
 	}
 	view, err := app.NewGetCampaignHandler(f.st, f.st, app.NewObserver(nil)).Handle(ctx, app.GetCampaign{Principal: f.principal, CampaignID: string(f.campaign.ID)})
 	if err != nil {
@@ -272,7 +290,7 @@ func TestGetCampaignAndStats(t *testing.T) {
 		if _, err := app.NewGetCampaignHandler(f.st, f.st, nil).Handle(ctx, app.GetCampaign{Principal: q.p, CampaignID: q.id}); !errors.Is(err, domain.ErrCampaignNotFound) {
 			t.Errorf("get, %s: %v, want campaign_not_found", q.name, err)
 		}
-		if _, err := app.NewGetCampaignStatsHandler(f.st, f.st, nil).Handle(ctx, app.GetCampaignStats{Principal: q.p, CampaignID: q.id}); !errors.Is(err, domain.ErrCampaignNotFound) {
+		if _, err := app.NewGetCampaignStatsHandler(f.st, f.st, f.clock, nil).Handle(ctx, app.GetCampaignStats{Principal: q.p, CampaignID: q.id}); !errors.Is(err, domain.ErrCampaignNotFound) {
 			t.Errorf("stats, %s: %v, want campaign_not_found", q.name, err)
 		}
 	}

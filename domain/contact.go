@@ -19,9 +19,18 @@ type Contact struct {
 	Attributes     map[string]string
 	Tags           []string
 	OptedOut       bool
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	LastMessageAt  *time.Time
+	// OptOutChangedAt is when OptedOut was last set: by a sync, or by the
+	// time of the contact's STOP or START message. An opt-out change
+	// older than it is stale and changes nothing.
+	OptOutChangedAt *time.Time
+	// WaID and ProfileName are what WhatsApp reports about the contact
+	// when they write: their WhatsApp id and the name on their profile.
+	// Name stays the business's own name for them.
+	WaID          string
+	ProfileName   string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	LastMessageAt *time.Time
 }
 
 // Limits on a contact's attributes and tags.
@@ -114,11 +123,63 @@ func (c *Contact) ApplySync(s ContactSync, now time.Time) error {
 	if s.Tags != nil {
 		c.Tags = tags
 	}
-	if s.OptedOut != nil {
+	now = now.UTC().Truncate(time.Microsecond)
+	// Only a real change counts as the latest word: a sync that repeats
+	// the current value must not outrank a STOP that Meta delivers late.
+	if s.OptedOut != nil && *s.OptedOut != c.OptedOut {
 		c.OptedOut = *s.OptedOut
+		c.OptOutChangedAt = &now
+	}
+	c.UpdatedAt = now
+	return nil
+}
+
+// SetOptOut records the contact's own opt-out (a STOP) or opt-in (a START)
+// written at the time at. A change older than the last one (Meta does not
+// deliver messages in order) is stale and changes nothing. SetOptOut
+// reports whether the contact changed.
+func (c *Contact) SetOptOut(out bool, at, now time.Time) bool {
+	at = at.UTC().Truncate(time.Microsecond)
+	if c.OptOutChangedAt != nil && at.Before(*c.OptOutChangedAt) {
+		return false
+	}
+	// Meta's times are whole seconds: a STOP and a START in the same
+	// second leave the contact opted out, whichever arrives last.
+	if c.OptOutChangedAt != nil && at.Equal(*c.OptOutChangedAt) && c.OptedOut && !out {
+		return false
+	}
+	changed := c.OptedOut != out || c.OptOutChangedAt == nil || !at.Equal(*c.OptOutChangedAt)
+	c.OptedOut = out
+	c.OptOutChangedAt = &at
+	if changed {
+		c.UpdatedAt = now.UTC().Truncate(time.Microsecond)
+	}
+	return changed
+}
+
+// RecordInbound records a message the contact wrote at the time at: the
+// WhatsApp id and profile name it came with (kept when empty) and the time
+// of the latest message.
+func (c *Contact) RecordInbound(waID, profileName string, at, now time.Time) {
+	if waID != "" {
+		c.WaID = waID
+	}
+	if profileName = strings.TrimSpace(profileName); profileName != "" {
+		c.ProfileName = strings.TrimSpace(truncateRunes(profileName, MaxNameLength))
+	}
+	at = at.UTC().Truncate(time.Microsecond)
+	if c.LastMessageAt == nil || at.After(*c.LastMessageAt) {
+		c.LastMessageAt = &at
 	}
 	c.UpdatedAt = now.UTC().Truncate(time.Microsecond)
-	return nil
+}
+
+// truncateRunes cuts s to at most n runes.
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
 }
 
 // CanReceive refuses contacts who opted out.
@@ -129,9 +190,11 @@ func (c Contact) CanReceive() error {
 	return nil
 }
 
-// Touch records a message to or from the contact at now.
+// Touch records a message to the contact at now.
 func (c *Contact) Touch(now time.Time) {
 	now = now.UTC().Truncate(time.Microsecond)
-	c.LastMessageAt = &now
+	if c.LastMessageAt == nil || now.After(*c.LastMessageAt) {
+		c.LastMessageAt = &now
+	}
 	c.UpdatedAt = now
 }

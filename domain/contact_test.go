@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -65,7 +66,7 @@ func TestApplySync(t *testing.T) {
 			func(c *domain.Contact) { c.Tags = []string{"alpha", "mid", "zeta"} }},
 		{"an empty tag list clears the tags", domain.ContactSync{Tags: []string{}},
 			func(c *domain.Contact) { c.Tags = []string{} }},
-		{"opting out", domain.ContactSync{OptedOut: ptr(true)}, func(c *domain.Contact) { c.OptedOut = true }},
+		{"opting out", domain.ContactSync{OptedOut: ptr(true)}, func(c *domain.Contact) { c.OptedOut, c.OptOutChangedAt = true, &later }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -188,5 +189,251 @@ func TestTouch(t *testing.T) {
 	c.Touch(t0.Add(time.Minute))
 	if c.LastMessageAt == nil || !c.LastMessageAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("last message at %v, want %v", c.LastMessageAt, t0.Add(time.Minute))
+	}
+}
+
+func TestSetOptOut(t *testing.T) {
+	t.Parallel()
+	t1, t2, now := t0.Add(time.Hour), t0.Add(2*time.Hour), t0.Add(3*time.Hour)
+	// contact is a synced contact whose opt-out was last set to out at
+	// changed (never, when changed is nil).
+	contact := func(t *testing.T, out bool, changed *time.Time) domain.Contact {
+		c := syncedContact(t)
+		c.OptedOut, c.OptOutChangedAt = out, changed
+		return c
+	}
+	cases := []struct {
+		name    string
+		out     bool // the contact's state before
+		changed *time.Time
+		setOut  bool // the change
+		at      time.Time
+		want    bool                    // what SetOptOut reports
+		apply   func(c *domain.Contact) // what changes besides UpdatedAt; nil: nothing changes at all
+	}{
+		{"a first STOP opts out", false, nil, true, t1, true,
+			func(c *domain.Contact) { c.OptedOut, c.OptOutChangedAt = true, &t1 }},
+		{"a newer START opts back in", true, &t1, false, t2, true,
+			func(c *domain.Contact) { c.OptedOut, c.OptOutChangedAt = false, &t2 }},
+		{"a newer STOP opts out again", false, &t1, true, t2, true,
+			func(c *domain.Contact) { c.OptedOut, c.OptOutChangedAt = true, &t2 }},
+		{"an older START is stale", true, &t2, false, t1, false, nil},
+		{"an older STOP is stale", false, &t2, true, t1, false, nil},
+		{"an older STOP while opted out is stale", true, &t2, true, t1, false, nil},
+		{"the same STOP again", true, &t1, true, t1, false, nil},
+		{"the same START again", false, &t1, false, t1, false, nil},
+		{"a newer STOP while opted out moves the change time", true, &t1, true, t2, true,
+			func(c *domain.Contact) { c.OptOutChangedAt = &t2 }},
+		{"a START from a contact never opted out records its time", false, nil, false, t1, true,
+			func(c *domain.Contact) { c.OptOutChangedAt = &t1 }},
+		{"the time is kept in UTC, to the microsecond", false, nil, true,
+			time.Date(2026, 11, 22, 12, 0, 0, 123456789, time.FixedZone("CET", 3600)), true,
+			func(c *domain.Contact) {
+				c.OptedOut, c.OptOutChangedAt = true, ptr(time.Date(2026, 11, 22, 11, 0, 0, 123456000, time.UTC))
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got := contact(t, c.out, c.changed)
+			want := contact(t, c.out, c.changed)
+			if c.apply != nil {
+				c.apply(&want)
+				want.UpdatedAt = now
+			}
+			if changed := got.SetOptOut(c.setOut, c.at, now); changed != c.want {
+				t.Errorf("SetOptOut reported %v, want %v", changed, c.want)
+			}
+			if diff := cmp.Diff(want, got, cmpContact); diff != "" {
+				t.Errorf("after SetOptOut (-want +got):\n%s", diff)
+			}
+			if c.apply != nil && got.OptOutChangedAt.Location() != time.UTC {
+				t.Errorf("opt-out changed at %v, want UTC", got.OptOutChangedAt)
+			}
+		})
+	}
+}
+
+// TestSetOptOutEveryOrdering: Meta delivers a contact's messages in any
+// order, and again. Whatever the order, the latest message decides.
+func TestSetOptOutEveryOrdering(t *testing.T) {
+	t.Parallel()
+	type change struct {
+		out bool
+		at  time.Time
+	}
+	t1, t2, t3 := t0.Add(time.Minute), t0.Add(2*time.Minute), t0.Add(3*time.Minute)
+	cases := []struct {
+		name    string
+		changes []change
+		wantOut bool
+		wantAt  time.Time
+	}{
+		{"STOP then START", []change{{true, t1}, {false, t2}}, false, t2},
+		{"START then STOP then START", []change{{false, t1}, {true, t2}, {false, t3}}, false, t3},
+		{"STOP then START then STOP", []change{{true, t1}, {false, t2}, {true, t3}}, true, t3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			for _, p := range permutations(c.changes) {
+				got := syncedContact(t)
+				for _, ch := range append(p, p...) { // every change delivered twice
+					got.SetOptOut(ch.out, ch.at, t0.Add(time.Hour))
+				}
+				if got.OptedOut != c.wantOut || got.OptOutChangedAt == nil || !got.OptOutChangedAt.Equal(c.wantAt) {
+					t.Errorf("order %v: opted out %v at %v, want %v at %v", p, got.OptedOut, got.OptOutChangedAt, c.wantOut, c.wantAt)
+				}
+				if err := got.CanReceive(); (err != nil) != c.wantOut {
+					t.Errorf("order %v: CanReceive = %v with opted out %v", p, err, c.wantOut)
+				}
+			}
+		})
+	}
+}
+
+// TestSyncedOptOutOutranksOlderMessages: a sync records when it set the
+// opt-out, so a START written before it and delivered after changes nothing,
+// while a START written after it opts the contact back in.
+func TestSyncedOptOutOutranksOlderMessages(t *testing.T) {
+	t.Parallel()
+	synced := t0.Add(time.Hour)
+	c := syncedContact(t)
+	if err := c.ApplySync(domain.ContactSync{OptedOut: ptr(true)}, synced); err != nil {
+		t.Fatal(err)
+	}
+	if c.OptOutChangedAt == nil || !c.OptOutChangedAt.Equal(synced) {
+		t.Fatalf("opt-out changed at %v after a sync at %v", c.OptOutChangedAt, synced)
+	}
+	before := c
+	if c.SetOptOut(false, synced.Add(-time.Minute), synced.Add(time.Minute)) {
+		t.Error("a START written before the sync reported a change")
+	}
+	if diff := cmp.Diff(before, c, cmpContact); diff != "" {
+		t.Errorf("a START written before the sync changed the contact (-want +got):\n%s", diff)
+	}
+	if !errors.Is(c.CanReceive(), domain.ErrContactOptedOut) {
+		t.Error("a START written before the sync opted the contact back in")
+	}
+	if !c.SetOptOut(false, synced.Add(time.Second), synced.Add(time.Minute)) || c.OptedOut {
+		t.Errorf("a START written after the sync: opted out %v, want false", c.OptedOut)
+	}
+}
+
+func TestRecordInbound(t *testing.T) {
+	t.Parallel()
+	t1, t2, now := t0.Add(time.Hour), t0.Add(2*time.Hour), t0.Add(3*time.Hour)
+	// known has written before: at t1, as Ana on WhatsApp.
+	known := func(t *testing.T) domain.Contact {
+		c := syncedContact(t)
+		c.WaID, c.ProfileName, c.LastMessageAt = "14155552671", "Ana WA", &t1
+		return c
+	}
+	cases := []struct {
+		name          string
+		base          func(t *testing.T) domain.Contact
+		waID, profile string
+		at            time.Time
+		apply         func(c *domain.Contact) // what changes besides UpdatedAt
+	}{
+		{"a first message records everything", syncedContact, "14155552671", "Ana WA", t1,
+			func(c *domain.Contact) { c.WaID, c.ProfileName, c.LastMessageAt = "14155552671", "Ana WA", &t1 }},
+		{"a newer message moves the last message time", known, "14155552671", "Ana WA", t2,
+			func(c *domain.Contact) { c.LastMessageAt = &t2 }},
+		{"an older message keeps the last message time", known, "14155552671", "Ana WA", t0,
+			func(c *domain.Contact) {}},
+		{"a new profile name replaces the old one, trimmed", known, "14155552671", "  Ana Maria \n", t2,
+			func(c *domain.Contact) { c.ProfileName, c.LastMessageAt = "Ana Maria", &t2 }},
+		{"an empty WhatsApp id and a blank name keep what is known", known, "", "   ", t2,
+			func(c *domain.Contact) { c.LastMessageAt = &t2 }},
+		{"a changed WhatsApp id replaces the old one", known, "5511999990000", "", t2,
+			func(c *domain.Contact) { c.WaID, c.LastMessageAt = "5511999990000", &t2 }},
+		{"a long name is cut to 256 characters, multi-byte ones whole", known, "", strings.Repeat("é😀", 200), t1,
+			func(c *domain.Contact) { c.ProfileName = strings.Repeat("é😀", 128) }},
+		{"a name of 256 characters is kept", known, "", strings.Repeat("😀", 256), t1,
+			func(c *domain.Contact) { c.ProfileName = strings.Repeat("😀", 256) }},
+		{"the time is kept in UTC, to the microsecond", syncedContact, "14155552671", "",
+			time.Date(2026, 11, 22, 12, 0, 0, 123456789, time.FixedZone("CET", 3600)),
+			func(c *domain.Contact) {
+				c.WaID, c.LastMessageAt = "14155552671", ptr(time.Date(2026, 11, 22, 11, 0, 0, 123456000, time.UTC))
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, want := c.base(t), c.base(t)
+			c.apply(&want)
+			want.UpdatedAt = now
+			got.RecordInbound(c.waID, c.profile, c.at, now)
+			if diff := cmp.Diff(want, got, cmpContact); diff != "" {
+				t.Fatalf("after RecordInbound (-want +got):\n%s", diff)
+			}
+			if !utf8.ValidString(got.ProfileName) {
+				t.Fatalf("profile name %q is not valid UTF-8", got.ProfileName)
+			}
+			if got.LastMessageAt.Location() != time.UTC {
+				t.Fatalf("last message at %v, want UTC", got.LastMessageAt)
+			}
+		})
+	}
+}
+
+func TestTouchNeverMovesBack(t *testing.T) {
+	t.Parallel()
+	t1, t2 := t0.Add(time.Hour), t0.Add(2*time.Hour)
+	cases := []struct {
+		name  string
+		last  *time.Time // LastMessageAt before
+		touch time.Time
+		want  time.Time
+	}{
+		{"a first message", nil, t1, t1},
+		{"a later message", &t1, t2, t2},
+		{"an earlier time keeps the latest", &t2, t1, t2},
+		{"the same time", &t1, t1, t1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got := syncedContact(t)
+			got.LastMessageAt = c.last
+			want := syncedContact(t)
+			want.LastMessageAt, want.UpdatedAt = &c.want, c.touch
+			got.Touch(c.touch)
+			if diff := cmp.Diff(want, got, cmpContact); diff != "" {
+				t.Fatalf("after Touch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSyncRepeatingTheValueDoesNotOutrankALateStop: a CRM that always sends
+// optedOut:false must not cancel a STOP that Meta delivers late.
+func TestSyncRepeatingTheValueDoesNotOutrankALateStop(t *testing.T) {
+	t.Parallel()
+	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	if err := c.ApplySync(domain.ContactSync{OptedOut: ptr(false)}, t0.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if c.OptOutChangedAt != nil {
+		t.Fatalf("a sync that changed nothing recorded an opt-out change at %v", c.OptOutChangedAt)
+	}
+	if !c.SetOptOut(true, t0.Add(time.Minute), t0.Add(3*time.Minute)) || !c.OptedOut {
+		t.Errorf("a STOP written before the sync but delivered after it was ignored")
+	}
+}
+
+// TestStopAndStartInTheSameSecond leave the contact opted out, whichever
+// arrives last.
+func TestStopAndStartInTheSameSecond(t *testing.T) {
+	t.Parallel()
+	for _, order := range [][]bool{{true, false}, {false, true}} {
+		c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+		for _, out := range order {
+			c.SetOptOut(out, t0, t0)
+		}
+		if !c.OptedOut {
+			t.Errorf("order %v: opted in, want opted out", order)
+		}
 	}
 }

@@ -20,6 +20,9 @@ const (
 	CodeKeyNotFound            Code = "key_not_found"
 	CodeWorkspaceNotFound      Code = "workspace_not_found"
 	CodeTemplateNotFound       Code = "template_not_found"
+	CodeWebhookEventNotFound   Code = "webhook_event_not_found"
+	CodeInvalidSignature       Code = "invalid_signature"
+	CodeVerificationFailed     Code = "verification_failed"
 	CodeCampaignNotActive      Code = "campaign_not_active"
 	CodeContactOptedOut        Code = "contact_opted_out"
 	CodeVariablesMismatch      Code = "variables_mismatch"
@@ -39,7 +42,8 @@ func Codes() []Code {
 	return []Code{
 		CodeInvalidAPIKey, CodeInvalidPhoneNumber, CodeCampaignNotFound,
 		CodeContactNotFound, CodeMessageNotFound, CodeKeyNotFound,
-		CodeWorkspaceNotFound, CodeTemplateNotFound, CodeCampaignNotActive, CodeContactOptedOut,
+		CodeWorkspaceNotFound, CodeTemplateNotFound, CodeWebhookEventNotFound,
+		CodeInvalidSignature, CodeVerificationFailed, CodeCampaignNotActive, CodeContactOptedOut,
 		CodeVariablesMismatch, CodeMediaHeaderRequired, CodeMediaHeaderNotAllowed,
 		CodeInvalidMediaURL, CodeUnsupportedMediaFormat, CodeMediaUnreachable,
 		CodeInvalidParameter, CodeInvalidTransition, CodeConflict,
@@ -82,6 +86,9 @@ var (
 	ErrKeyNotFound           = &Error{Code: CodeKeyNotFound, Detail: "no API key with this id"}
 	ErrWorkspaceNotFound     = &Error{Code: CodeWorkspaceNotFound, Detail: "no workspace with this id"}
 	ErrTemplateNotFound      = &Error{Code: CodeTemplateNotFound, Detail: "no synced template with this name and language"}
+	ErrWebhookEventNotFound  = &Error{Code: CodeWebhookEventNotFound, Detail: "no webhook event with this id"}
+	ErrInvalidSignature      = &Error{Code: CodeInvalidSignature, Detail: "the X-Hub-Signature-256 header does not match the body for any configured app secret"}
+	ErrVerificationFailed    = &Error{Code: CodeVerificationFailed, Detail: "hub.mode must be subscribe and hub.verify_token must match the configured verify token"}
 	ErrCampaignNotActive     = &Error{Code: CodeCampaignNotActive}
 	ErrContactOptedOut       = &Error{Code: CodeContactOptedOut, Detail: "the recipient opted out of messages"}
 	ErrVariablesMismatch     = &Error{Code: CodeVariablesMismatch}

@@ -17,6 +17,7 @@ type (
 	MessageID      string
 	ConversationID string
 	EntryID        string
+	WebhookEventID string
 )
 
 // The prefixes of each identifier type.
@@ -28,6 +29,7 @@ const (
 	PrefixMessage      = "msg"
 	PrefixConversation = "cnv"
 	PrefixEntry        = "ent"
+	PrefixWebhookEvent = "evt"
 )
 
 const (
@@ -116,4 +118,13 @@ func ParseWorkspaceID(s string) (WorkspaceID, error) {
 		return "", NotFound(ErrWorkspaceNotFound)
 	}
 	return WorkspaceID(s), nil
+}
+
+// ParseWebhookEventID validates a webhook event id; malformed ids are not
+// found.
+func ParseWebhookEventID(s string) (WebhookEventID, error) {
+	if !validID(PrefixWebhookEvent, s) {
+		return "", NotFound(ErrWebhookEventNotFound)
+	}
+	return WebhookEventID(s), nil
 }

@@ -69,6 +69,17 @@ type Failure struct {
 	Title string
 }
 
+// Pricing is how Meta charges for a message, as its status events report
+// it: the pricing model (PMP, or CBP before July 2025), the type (regular,
+// free_customer_service, free_entry_point) and the category (marketing,
+// utility, …).
+type Pricing struct {
+	Model    string
+	Type     string
+	Category string
+	Billable bool
+}
+
 // Message is one template message to one recipient.
 type Message struct {
 	ID             MessageID
@@ -89,6 +100,7 @@ type Message struct {
 	ProviderID     string // Meta's wamid, once sent
 	WaID           string // the recipient's WhatsApp id, as Meta answered the send
 	Failure        *Failure
+	Pricing        *Pricing // from Meta's status events, once one carries it
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }
@@ -139,6 +151,35 @@ func (m *Message) Advance(status MessageStatus, at time.Time, failure *Failure) 
 		m.Status = status
 	}
 	return true
+}
+
+// RecordPricing keeps the first pricing Meta reports for the message (its
+// sent event carries it; delivered or read may repeat it). It reports
+// whether the message changed.
+func (m *Message) RecordPricing(p *Pricing) bool {
+	if p == nil || m.Pricing != nil {
+		return false
+	}
+	c := *p
+	m.Pricing = &c
+	return true
+}
+
+// ReachedAt is when the message first reached status s, for statistics over
+// time. Reaching a status implies the ones before it: a message read without
+// a delivered event was delivered (and sent) when it was read. Failed counts
+// only its own event. ok is false when the message never reached s.
+func (m Message) ReachedAt(s MessageStatus) (at time.Time, ok bool) {
+	for _, h := range m.History {
+		reached := h.Status == s
+		if s != StatusFailed && h.Status != StatusFailed && s.rank() >= StatusSent.rank() {
+			reached = h.Status.rank() >= s.rank()
+		}
+		if reached && (!ok || h.At.Before(at)) {
+			at, ok = h.At, true
+		}
+	}
+	return at, ok
 }
 
 // sortHistory orders entries by time, then by lifecycle order for ties.

@@ -282,8 +282,220 @@ func TestNewMessageAndOutboundEntry(t *testing.T) {
 	}
 	e := domain.OutboundEntry("ent_x", m, contact)
 	wantEntry := domain.Entry{ID: "ent_x", Workspace: "wsp_x", ContactID: "ctc_x", ConversationID: "cnv_x",
-		Direction: domain.Outbound, MessageID: "msg_x", Status: domain.StatusQueued, Body: "Hi Ana", CreatedAt: now}
+		Direction: domain.Outbound, Kind: domain.KindTemplate, MessageID: "msg_x", Status: domain.StatusQueued, Body: "Hi Ana", CreatedAt: now}
 	if diff := cmp.Diff(wantEntry, e, cmpStatus, cmp.AllowUnexported(domain.Direction{})); diff != "" {
 		t.Fatalf("outbound entry (-want +got):\n%s", diff)
+	}
+}
+
+func TestRecordPricing(t *testing.T) {
+	t.Parallel()
+	regular := &domain.Pricing{Model: "PMP", Type: "regular", Category: "marketing", Billable: true}
+	free := &domain.Pricing{Model: "PMP", Type: "free_customer_service", Category: "service"}
+	cases := []struct {
+		name    string
+		records []*domain.Pricing
+		changed []bool
+		want    *domain.Pricing
+	}{
+		{"the first pricing is kept", []*domain.Pricing{regular}, []bool{true}, regular},
+		{"a later pricing changes nothing", []*domain.Pricing{regular, free}, []bool{true, false}, regular},
+		{"the same pricing again changes nothing", []*domain.Pricing{regular, regular}, []bool{true, false}, regular},
+		{"nil is no pricing", []*domain.Pricing{nil}, []bool{false}, nil},
+		{"nil does not clear a pricing", []*domain.Pricing{free, nil}, []bool{true, false}, free},
+		{"a pricing after nil is kept", []*domain.Pricing{nil, free}, []bool{false, true}, free},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m := sending()
+			var changed []bool
+			for _, p := range c.records {
+				changed = append(changed, m.RecordPricing(p))
+			}
+			if diff := cmp.Diff(c.changed, changed); diff != "" {
+				t.Errorf("RecordPricing reported (-want +got):\n%s", diff)
+			}
+			want := sending()
+			want.Pricing = c.want
+			opts := cmp.Options{cmpStatus, cmp.AllowUnexported(domain.KeyMode{}, domain.PhoneNumber{}, domain.HeaderFormat{})}
+			if diff := cmp.Diff(want, m, opts); diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRecordPricingCopies: the message keeps its own copy, so the caller's
+// value can be reused.
+func TestRecordPricingCopies(t *testing.T) {
+	t.Parallel()
+	m := sending()
+	p := &domain.Pricing{Model: "PMP", Type: "regular", Category: "utility", Billable: true}
+	m.RecordPricing(p)
+	p.Category, p.Billable = "marketing", false
+	want := &domain.Pricing{Model: "PMP", Type: "regular", Category: "utility", Billable: true}
+	if diff := cmp.Diff(want, m.Pricing); diff != "" {
+		t.Fatalf("the stored pricing follows the caller's changes (-want +got):\n%s", diff)
+	}
+}
+
+func TestReachedAt(t *testing.T) {
+	t.Parallel()
+	var (
+		queued, sendingS, sent = domain.StatusQueued, domain.StatusSending, domain.StatusSent
+		delivered, read        = domain.StatusDelivered, domain.StatusRead
+		failed                 = domain.StatusFailed
+	)
+	never := -1
+	cases := []struct {
+		name    string
+		history []domain.StatusChange
+		want    map[domain.MessageStatus]int // seconds after t0, or never
+	}{
+		{
+			name:    "just queued",
+			history: history(queued, 0),
+			want:    map[domain.MessageStatus]int{queued: 0, sendingS: never, sent: never, delivered: never, read: never, failed: never},
+		},
+		{
+			name:    "every step",
+			history: history(queued, 0, sendingS, 1, sent, 2, delivered, 3, read, 4),
+			want:    map[domain.MessageStatus]int{queued: 0, sendingS: 1, sent: 2, delivered: 3, read: 4, failed: never},
+		},
+		{
+			name:    "read without delivered was delivered when read",
+			history: history(queued, 0, sendingS, 1, sent, 2, read, 4),
+			want:    map[domain.MessageStatus]int{queued: 0, sendingS: 1, sent: 2, delivered: 4, read: 4, failed: never},
+		},
+		{
+			name:    "read alone was sent and delivered when read",
+			history: history(queued, 0, sendingS, 1, read, 4),
+			want:    map[domain.MessageStatus]int{queued: 0, sendingS: 1, sent: 4, delivered: 4, read: 4, failed: never},
+		},
+		{
+			name:    "delivered without sent",
+			history: history(queued, 0, sendingS, 1, delivered, 3),
+			want:    map[domain.MessageStatus]int{queued: 0, sendingS: 1, sent: 3, delivered: 3, read: never, failed: never},
+		},
+		{
+			name:    "read recorded before delivered: the earliest time counts",
+			history: history(queued, 0, sendingS, 1, sent, 2, read, 3, delivered, 5),
+			want:    map[domain.MessageStatus]int{queued: 0, sendingS: 1, sent: 2, delivered: 3, read: 3, failed: never},
+		},
+		{
+			name:    "failed after sent",
+			history: history(queued, 0, sendingS, 1, sent, 2, failed, 3),
+			want:    map[domain.MessageStatus]int{queued: 0, sendingS: 1, sent: 2, delivered: never, read: never, failed: 3},
+		},
+		{
+			name:    "failed while sending was never sent",
+			history: history(queued, 0, sendingS, 1, failed, 2),
+			want:    map[domain.MessageStatus]int{queued: 0, sendingS: 1, sent: never, delivered: never, read: never, failed: 2},
+		},
+		{
+			name:    "failed after read counts only its own event",
+			history: history(queued, 0, sendingS, 1, read, 4, failed, 5),
+			want:    map[domain.MessageStatus]int{queued: 0, sendingS: 1, sent: 4, delivered: 4, read: 4, failed: 5},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m := domain.Message{Status: c.history[len(c.history)-1].Status, History: c.history, CreatedAt: at(0)}
+			got := map[domain.MessageStatus]int{}
+			for _, s := range domain.MessageStatuses() {
+				when, ok := m.ReachedAt(s)
+				switch {
+				case !ok && !when.IsZero():
+					t.Errorf("%s: not reached, but at %v", s, when)
+				case !ok:
+					got[s] = never
+				default:
+					got[s] = int(when.Sub(t0) / time.Second)
+				}
+			}
+			if diff := cmp.Diff(c.want, got, cmpStatus); diff != "" {
+				t.Errorf("seconds after t0 each status was reached, -1 for never (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, ok := sending().ReachedAt(domain.MessageStatus{}); ok {
+		t.Error("the zero status was reached")
+	}
+}
+
+// TestNewMessageReachedQueued: a new message is queued when created.
+func TestNewMessageReachedQueued(t *testing.T) {
+	t.Parallel()
+	c := activeCampaign(t, domain.HeaderNone)
+	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	prep, err := c.Prepare([]string{"Ana"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 11, 0, 5, 123456789, time.FixedZone("CET", 3600))
+	m := domain.NewMessage("msg_x", c, contact, domain.Principal{Workspace: "wsp_x", Key: "key_x", Mode: domain.ModeLive}, prep, now)
+	got, ok := m.ReachedAt(domain.StatusQueued)
+	if want := time.Date(2026, 11, 22, 10, 0, 5, 123456000, time.UTC); !ok || !got.Equal(want) {
+		t.Errorf("queued at %v (%v), want %v", got, ok, want)
+	}
+	if got, ok := m.ReachedAt(domain.StatusSent); ok {
+		t.Errorf("a new message was sent at %v", got)
+	}
+}
+
+// TestAdvanceEveryOrderingRedelivered applies sent, delivered and read in
+// every order, then Meta's redelivery of the whole batch in the same order:
+// the message ends read, each status once in its history, and reached each
+// status at its own event's time.
+func TestAdvanceEveryOrderingRedelivered(t *testing.T) {
+	t.Parallel()
+	times := map[domain.MessageStatus]int{domain.StatusSent: 2, domain.StatusDelivered: 3, domain.StatusRead: 4}
+	want := history(domain.StatusQueued, 0, domain.StatusSending, 1, domain.StatusSent, 2, domain.StatusDelivered, 3, domain.StatusRead, 4)
+	for _, p := range permutations([]domain.MessageStatus{domain.StatusSent, domain.StatusDelivered, domain.StatusRead}) {
+		m := sending()
+		var changed []bool
+		for _, s := range append(p, p...) {
+			changed = append(changed, m.Advance(s, at(times[s]), nil))
+		}
+		if diff := cmp.Diff([]bool{true, true, true, false, false, false}, changed); diff != "" {
+			t.Errorf("order %v: Advance reported (-want +got):\n%s", p, diff)
+		}
+		if m.Status != domain.StatusRead || !m.UpdatedAt.Equal(at(4)) {
+			t.Errorf("order %v: status %s updated at %v, want read at %v", p, m.Status, m.UpdatedAt, at(4))
+		}
+		if diff := cmp.Diff(want, m.History, cmpStatus); diff != "" {
+			t.Errorf("order %v: history (-want +got):\n%s", p, diff)
+		}
+		for s, n := range times {
+			if got, ok := m.ReachedAt(s); !ok || !got.Equal(at(n)) {
+				t.Errorf("order %v: reached %s at %v (%v), want %v", p, s, got, ok, at(n))
+			}
+		}
+	}
+}
+
+// TestAdvanceFailedAfterSentKeepsFailure: in any order, a message sent then
+// failed ends failed with Meta's reason, whatever comes after.
+func TestAdvanceFailedAfterSentKeepsFailure(t *testing.T) {
+	t.Parallel()
+	undeliverable := &domain.Failure{Code: 131026, Title: "Message undeliverable"}
+	events := []event{{domain.StatusSent, 2, nil}, {domain.StatusFailed, 3, undeliverable}}
+	for _, p := range permutations(events) {
+		m := sending()
+		for _, e := range append(p, p...) {
+			m.Advance(e.status, at(e.at), e.failure)
+		}
+		if m.Status != domain.StatusFailed {
+			t.Errorf("order %v: status %s, want failed", p, m.Status)
+		}
+		if diff := cmp.Diff(undeliverable, m.Failure); diff != "" {
+			t.Errorf("order %v: failure (-want +got):\n%s", p, diff)
+		}
+		want := history(domain.StatusQueued, 0, domain.StatusSending, 1, domain.StatusSent, 2, domain.StatusFailed, 3)
+		if diff := cmp.Diff(want, m.History, cmpStatus); diff != "" {
+			t.Errorf("order %v: history (-want +got):\n%s", p, diff)
+		}
 	}
 }

@@ -1,5 +1,10 @@
 package domain
 
+import (
+	"fmt"
+	"time"
+)
+
 // CampaignStats are a campaign's message counts per status and its rates.
 type CampaignStats struct {
 	Counts       map[MessageStatus]int
@@ -33,4 +38,94 @@ func NewCampaignStats(counts map[MessageStatus]int, failures map[int]int) Campai
 		st.ReadRate = float64(full[StatusRead]) / float64(delivered)
 	}
 	return st
+}
+
+// The intervals a campaign's timeline is counted in, and the most points one
+// timeline holds.
+const (
+	IntervalHour      = time.Hour
+	IntervalDay       = 24 * time.Hour
+	MaxTimelinePoints = 1000
+)
+
+// ParseInterval parses "hour" or "day".
+func ParseInterval(s string) (time.Duration, error) {
+	switch s {
+	case "hour":
+		return IntervalHour, nil
+	case "day":
+		return IntervalDay, nil
+	}
+	return 0, InvalidParameter("interval", "interval must be hour or day")
+}
+
+// TimelineStatuses are the statuses a timeline counts: messages accepted
+// (queued), sent, delivered, read and failed in each interval.
+func TimelineStatuses() []MessageStatus {
+	return []MessageStatus{StatusQueued, StatusSent, StatusDelivered, StatusRead, StatusFailed}
+}
+
+// StatusCount is how many of a campaign's messages first reached a status
+// in the interval that starts at Start (see Message.ReachedAt).
+type StatusCount struct {
+	Status MessageStatus
+	Start  time.Time
+	Count  int
+}
+
+// TimelinePoint is one interval of a timeline: how many messages reached
+// each of TimelineStatuses in it.
+type TimelinePoint struct {
+	Start  time.Time
+	Counts map[MessageStatus]int
+}
+
+// Timeline is a campaign's activity over time, one point per interval from
+// the one holding From to the one holding To, empty intervals included.
+type Timeline struct {
+	Interval time.Duration
+	From, To time.Time
+	Points   []TimelinePoint
+}
+
+// IntervalStart is the start of the interval holding t: intervals are
+// aligned to UTC (whole hours, days from midnight).
+func IntervalStart(t time.Time, interval time.Duration) time.Time {
+	return t.UTC().Truncate(interval)
+}
+
+// NewTimeline checks the window and lays counts out as points. The window
+// is From to To (To after From) and holds at most MaxTimelinePoints
+// intervals; counts outside it are ignored.
+func NewTimeline(from, to time.Time, interval time.Duration, counts []StatusCount) (Timeline, error) {
+	if interval <= 0 {
+		return Timeline{}, InvalidParameter("interval", "interval must be hour or day")
+	}
+	if !to.After(from) {
+		return Timeline{}, InvalidParameter("from", "from must be before to")
+	}
+	first, last := IntervalStart(from, interval), IntervalStart(to, interval)
+	n := int(last.Sub(first)/interval) + 1
+	if n > MaxTimelinePoints {
+		return Timeline{}, InvalidParameter("from", fmt.Sprintf("the window holds %d intervals; at most %d fit one timeline", n, MaxTimelinePoints))
+	}
+	tl := Timeline{Interval: interval, From: from.UTC(), To: to.UTC(), Points: make([]TimelinePoint, n)}
+	for i := range tl.Points {
+		p := TimelinePoint{Start: first.Add(time.Duration(i) * interval), Counts: map[MessageStatus]int{}}
+		for _, s := range TimelineStatuses() {
+			p.Counts[s] = 0
+		}
+		tl.Points[i] = p
+	}
+	for _, c := range counts {
+		start := IntervalStart(c.Start, interval)
+		if start.Before(first) || start.After(last) {
+			continue
+		}
+		p := tl.Points[int(start.Sub(first)/interval)]
+		if _, counted := p.Counts[c.Status]; counted {
+			p.Counts[c.Status] += c.Count
+		}
+	}
+	return tl, nil
 }

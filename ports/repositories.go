@@ -15,6 +15,7 @@ import (
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/message_repository.go . MessageRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/message_queue.go . MessageQueue
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/conversation_repository.go . ConversationRepository
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/webhook_event_repository.go . WebhookEventRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/pinger.go . Pinger
 
 // Conventions for every repository:
@@ -86,6 +87,9 @@ type TemplateRepository interface {
 	ListTemplates(ctx context.Context, account string) ([]domain.SyncedTemplate, error)
 	// GetTemplate returns one template, or domain.ErrTemplateNotFound.
 	GetTemplate(ctx context.Context, account, name, language string) (domain.SyncedTemplate, error)
+	// SetTemplateStatus records Meta's new status of one template (from a
+	// status webhook); an unknown template is left unknown, without error.
+	SetTemplateStatus(ctx context.Context, account, name, language string, status domain.TemplateStatus) error
 }
 
 // ContactRepository stores contacts, unique by phone number per workspace.
@@ -95,6 +99,11 @@ type ContactRepository interface {
 	CreateContact(ctx context.Context, c domain.Contact) error
 	GetContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.Contact, error)
 	GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error)
+	// ListContactsByPhone returns, across workspaces, every contact with
+	// the phone number, the most recently active first (by last message
+	// time, contacts without one last, then by id): an inbound message
+	// from that number concerns them all.
+	ListContactsByPhone(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error)
 	UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error)
 }
 
@@ -112,6 +121,24 @@ type MessageRepository interface {
 	// CountFailuresByCode counts a campaign's failed messages per provider
 	// error code (0 for failures without one).
 	CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error)
+	// CountStatusTimeline counts a campaign's messages by the interval in
+	// which they first reached each of domain.TimelineStatuses
+	// (domain.Message.ReachedAt), for intervals (domain.IntervalStart)
+	// starting from from's up to to's. Only non-zero counts are returned,
+	// in no particular order.
+	CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from, to time.Time, interval time.Duration) ([]domain.StatusCount, error)
+
+	// ParkStatus keeps a status event for a message not known yet (its
+	// wamid is not recorded on any message), until TakeParkedStatuses
+	// claims it. e.ProviderID is required; the same status for the same
+	// wamid is kept once.
+	ParkStatus(ctx context.Context, e StatusEvent, parkedAt time.Time) error
+	// TakeParkedStatuses removes and returns the events parked for a
+	// wamid, oldest event first.
+	TakeParkedStatuses(ctx context.Context, providerID string) ([]StatusEvent, error)
+	// PurgeParkedStatuses removes events parked before a time (statuses of
+	// messages that are not Herald's) and says how many went.
+	PurgeParkedStatuses(ctx context.Context, before time.Time) (int, error)
 }
 
 // Claim asks for due messages on behalf of one dispatcher.
@@ -149,11 +176,47 @@ type MessageQueue interface {
 
 // ConversationRepository stores contacts' conversation threads.
 type ConversationRepository interface {
+	// AppendEntry stores an entry. An inbound entry whose ProviderID the
+	// workspace already holds is domain.ErrConflict, and leaves the
+	// transaction usable: a redelivered message is recorded once.
 	AppendEntry(ctx context.Context, e domain.Entry) error
 	// ListEntries returns one page of a contact's thread newest first, and
 	// the cursor of the next page (empty on the last). Outbound entries carry
 	// the current status of their message.
 	ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p Page) ([]domain.Entry, string, error)
+}
+
+// WebhookEventFilter selects stored webhook events, oldest first.
+type WebhookEventFilter struct {
+	// Unapplied keeps only events not applied yet (waiting or failed).
+	Unapplied bool
+	// ReceivedBefore, when not zero, keeps events received before it
+	// (exclusive).
+	ReceivedBefore time.Time
+	// ReceivedSince, when not zero, keeps events received at or after it.
+	ReceivedSince time.Time
+	// BelowAttempts, when positive, keeps events tried fewer times.
+	BelowAttempts int
+	// After, when not empty, starts after this event (paging).
+	After domain.WebhookEventID
+	// Limit caps the page; zero or less means 100.
+	Limit int
+}
+
+// WebhookEventRepository is the durable inbox of Meta's webhook calls.
+// Events are not workspace objects: one call may concern many workspaces.
+type WebhookEventRepository interface {
+	// SaveWebhookEvent stores e, unless an event with the same SHA256 is
+	// stored already: then it returns that one and created false.
+	SaveWebhookEvent(ctx context.Context, e domain.WebhookEvent) (stored domain.WebhookEvent, created bool, err error)
+	// GetWebhookEvent returns one event or domain.ErrWebhookEventNotFound.
+	GetWebhookEvent(ctx context.Context, id domain.WebhookEventID) (domain.WebhookEvent, error)
+	// ListWebhookEvents returns up to f.Limit events matching f, oldest
+	// (smallest id) first.
+	ListWebhookEvents(ctx context.Context, f WebhookEventFilter) ([]domain.WebhookEvent, error)
+	// UpdateWebhookEvent changes an event's outcome fields (AppliedAt,
+	// Attempts, LastError); its body is never changed.
+	UpdateWebhookEvent(ctx context.Context, id domain.WebhookEventID, fn func(*domain.WebhookEvent) error) (domain.WebhookEvent, error)
 }
 
 // Pinger reports whether the store can be reached, for readiness checks.

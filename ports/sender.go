@@ -93,6 +93,7 @@ type StatusEvent struct {
 	Status     domain.MessageStatus
 	At         time.Time
 	Failure    *domain.Failure // when Status is failed
+	Pricing    *domain.Pricing // when Meta reports it (on sent, and on delivered or read)
 }
 
 // StatusSink takes status events and applies them to messages.

@@ -14,6 +14,7 @@ type Repos struct {
 	Messages      MessageRepository
 	Queue         MessageQueue
 	Conversations ConversationRepository
+	Webhooks      WebhookEventRepository
 }
 
 // Transactor runs a unit of work atomically.

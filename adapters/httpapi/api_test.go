@@ -19,6 +19,7 @@ import (
 	"github.com/heraldhq/herald/adapters/sandbox"
 	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/adapters/system"
+	"github.com/heraldhq/herald/adapters/whatsapp"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
@@ -90,7 +91,9 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 	def := app.NewEnsureDefaultWorkspaceHandler(st, clock, ids)
 	createKey := app.NewCreateKeyHandler(st, st, def, clock, ids)
 	createCampaign := app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids)
-	record := app.NewRecordStatusEventHandler(st, obs)
+	record := app.NewRecordStatusEventHandler(st, clock, obs)
+	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{oldAppSecret, appSecret}, VerifyToken: verifyToken})
+	applyHook := app.NewApplyWebhookEventHandler(hooks, st, st, clock, ids, cfg, obs)
 	sb := sandbox.New(record, clock, sandbox.Config{}, nil)
 	t.Cleanup(sb.Close)
 
@@ -138,8 +141,10 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 		GetMessage:     app.NewGetMessageHandler(st, obs),
 		ListCampaigns:  app.NewListCampaignsHandler(st, st, obs),
 		GetCampaign:    app.NewGetCampaignHandler(st, st, obs),
-		CampaignStats:  app.NewGetCampaignStatsHandler(st, st, obs),
+		CampaignStats:  app.NewGetCampaignStatsHandler(st, st, clock, obs),
 		Conversation:   app.NewListConversationHandler(st, st, obs),
+		Webhook:        app.NewReceiveWebhookHandler(hooks, st, applyHook, clock, ids, obs),
+		WebhookVerify:  app.NewVerifyWebhookSubscriptionHandler(hooks, obs),
 		Store:          st,
 	}
 	for _, o := range opts {

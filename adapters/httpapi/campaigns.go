@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"sort"
+	"time"
 
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
@@ -121,11 +122,68 @@ func (a *api) getCampaign(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, toCampaignDTO(v))
 }
 
+// campaignStatsDTO is the stats endpoint's answer: the counts and rates
+// every campaign shows, and the campaign's activity over time.
+type campaignStatsDTO struct {
+	statsDTO
+	Timeline timelineDTO `json:"timeline"`
+}
+
+type timelineDTO struct {
+	Interval string             `json:"interval"`
+	From     string             `json:"from"`
+	To       string             `json:"to"`
+	Points   []timelinePointDTO `json:"points"`
+}
+
+// timelinePointDTO counts the messages that reached each status in one
+// interval: accepted (queued), sent, delivered, read, failed.
+type timelinePointDTO struct {
+	Start     string `json:"start"`
+	Accepted  int    `json:"accepted"`
+	Sent      int    `json:"sent"`
+	Delivered int    `json:"delivered"`
+	Read      int    `json:"read"`
+	Failed    int    `json:"failed"`
+}
+
 func (a *api) campaignStats(w http.ResponseWriter, r *http.Request) {
-	s, err := a.d.CampaignStats.Handle(r.Context(), app.GetCampaignStats{Principal: principalFrom(r.Context()), CampaignID: r.PathValue("id")})
+	q := app.GetCampaignStats{Principal: principalFrom(r.Context()), CampaignID: r.PathValue("id")}
+	var err error
+	if s := r.URL.Query().Get("interval"); s != "" {
+		if q.Interval, err = domain.ParseInterval(s); err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+	}
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+	}{{"from", &q.From}, {"to", &q.To}} {
+		s := r.URL.Query().Get(p.name)
+		if s == "" {
+			continue
+		}
+		if *p.dst, err = time.Parse(time.RFC3339, s); err != nil {
+			writeError(w, r, a.log, domain.InvalidParameter(p.name, p.name+" must be an RFC 3339 time, e.g. 2026-11-23T00:00:00Z"))
+			return
+		}
+	}
+	v, err := a.d.CampaignStats.Handle(r.Context(), q)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toStatsDTO(domain.CampaignID(r.PathValue("id")), s))
+	tl := v.Timeline
+	out := campaignStatsDTO{statsDTO: toStatsDTO(domain.CampaignID(r.PathValue("id")), v.Stats),
+		Timeline: timelineDTO{Interval: "hour", From: rfc3339(tl.From), To: rfc3339(tl.To), Points: make([]timelinePointDTO, len(tl.Points))}}
+	if tl.Interval == domain.IntervalDay {
+		out.Timeline.Interval = "day"
+	}
+	for i, p := range tl.Points {
+		c := p.Counts
+		out.Timeline.Points[i] = timelinePointDTO{Start: rfc3339(p.Start), Accepted: c[domain.StatusQueued], Sent: c[domain.StatusSent],
+			Delivered: c[domain.StatusDelivered], Read: c[domain.StatusRead], Failed: c[domain.StatusFailed]}
+	}
+	writeJSON(w, http.StatusOK, out)
 }

@@ -6,6 +6,7 @@ import "time"
 type Config struct {
 	Addr              string
 	BodyLimit         int64
+	WebhookBodyLimit  int64 // Meta's webhook calls: up to 3 MB of events
 	ReadHeaderTimeout time.Duration
 	ReadTimeout       time.Duration
 	WriteTimeout      time.Duration
@@ -24,6 +25,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.BodyLimit == 0 {
 		c.BodyLimit = 64 << 10
+	}
+	if c.WebhookBodyLimit == 0 {
+		c.WebhookBodyLimit = 4 << 20
 	}
 	if c.ReadHeaderTimeout == 0 {
 		c.ReadHeaderTimeout = 5 * time.Second

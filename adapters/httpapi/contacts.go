@@ -15,6 +15,8 @@ type contactDTO struct {
 	Attributes     map[string]string `json:"attributes"`
 	Tags           []string          `json:"tags"`
 	OptedOut       bool              `json:"optedOut"`
+	WaID           *string           `json:"waId"`
+	ProfileName    *string           `json:"profileName"`
 	CreatedAt      string            `json:"createdAt"`
 	UpdatedAt      string            `json:"updatedAt"`
 	LastMessageAt  *string           `json:"lastMessageAt"`
@@ -24,7 +26,8 @@ type contactDTO struct {
 func toContactDTO(c domain.Contact) contactDTO {
 	out := contactDTO{ID: string(c.ID), PhoneNumber: c.Phone.String(), Name: c.Name, Email: c.Email,
 		Attributes: c.Attributes, Tags: c.Tags, OptedOut: c.OptedOut, CreatedAt: rfc3339(c.CreatedAt),
-		UpdatedAt: rfc3339(c.UpdatedAt), LastMessageAt: rfc3339Ptr(c.LastMessageAt), ConversationID: string(c.ConversationID)}
+		UpdatedAt: rfc3339(c.UpdatedAt), LastMessageAt: rfc3339Ptr(c.LastMessageAt), ConversationID: string(c.ConversationID),
+		WaID: nonEmpty(c.WaID), ProfileName: nonEmpty(c.ProfileName)}
 	if out.Attributes == nil {
 		out.Attributes = map[string]string{}
 	}
@@ -96,12 +99,38 @@ func (a *api) syncContact(w http.ResponseWriter, r *http.Request) {
 }
 
 type entryDTO struct {
-	ID        string  `json:"id"`
-	Direction string  `json:"direction"`
-	MessageID *string `json:"messageId"`
-	Status    *string `json:"status"`
-	Body      string  `json:"body"`
-	CreatedAt string  `json:"createdAt"`
+	ID                string         `json:"id"`
+	Direction         string         `json:"direction"`
+	Type              string         `json:"type"`
+	MessageID         *string        `json:"messageId"`
+	Status            *string        `json:"status"`
+	Body              string         `json:"body"`
+	ProviderMessageID *string        `json:"providerMessageId"`
+	Payload           *string        `json:"payload"`
+	Media             *attachmentDTO `json:"media"`
+	ReplyTo           *string        `json:"replyTo"`
+	CreatedAt         string         `json:"createdAt"`
+}
+
+type attachmentDTO struct {
+	ID       string  `json:"id"`
+	MimeType string  `json:"mimeType"`
+	SHA256   *string `json:"sha256"`
+	Filename *string `json:"filename"`
+}
+
+func toEntryDTO(e domain.Entry) entryDTO {
+	d := entryDTO{ID: string(e.ID), Direction: e.Direction.String(), Type: e.Kind, Body: e.Body, CreatedAt: rfc3339(e.CreatedAt),
+		MessageID: nonEmpty(string(e.MessageID)), ProviderMessageID: nonEmpty(e.ProviderID), Payload: nonEmpty(e.Payload),
+		ReplyTo: nonEmpty(string(e.ReplyTo))}
+	if !e.Status.IsZero() {
+		s := e.Status.String()
+		d.Status = &s
+	}
+	if e.Media != nil {
+		d.Media = &attachmentDTO{ID: e.Media.ID, MimeType: e.Media.MimeType, SHA256: nonEmpty(e.Media.SHA256), Filename: nonEmpty(e.Media.Filename)}
+	}
+	return d
 }
 
 type conversationDTO struct {
@@ -126,16 +155,7 @@ func (a *api) conversation(w http.ResponseWriter, r *http.Request, contactID str
 	out := conversationDTO{ContactID: string(res.Contact.ID), ConversationID: string(res.Contact.ConversationID),
 		Data: make([]entryDTO, len(res.Entries)), NextCursor: nullableCursor(res.NextCursor)}
 	for i, e := range res.Entries {
-		d := entryDTO{ID: string(e.ID), Direction: e.Direction.String(), Body: e.Body, CreatedAt: rfc3339(e.CreatedAt)}
-		if e.MessageID != "" {
-			id := string(e.MessageID)
-			d.MessageID = &id
-		}
-		if !e.Status.IsZero() {
-			s := e.Status.String()
-			d.Status = &s
-		}
-		out.Data[i] = d
+		out.Data[i] = toEntryDTO(e)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

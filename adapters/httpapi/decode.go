@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/heraldhq/herald/domain"
@@ -38,11 +39,22 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *dec
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &decodeError{code: CodePayloadTooLarge, detail: "the body is larger than 64 KiB"}
+			return nil, &decodeError{code: CodePayloadTooLarge, detail: "the body is larger than " + sizeText(limit)}
 		}
 		return nil, &decodeError{code: CodeInvalidJSON, detail: "the body could not be read"}
 	}
 	return b, nil
+}
+
+// sizeText writes a byte limit as people read it: 64 KiB, 4 MiB.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // decodeStrict decodes body into dst, refusing what encoding/json lets pass:

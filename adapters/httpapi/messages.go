@@ -84,6 +84,7 @@ type messageDTO struct {
 	ProviderMessageID *string       `json:"providerMessageId"`
 	WaID              *string       `json:"waId"`
 	Error             *messageError `json:"error"`
+	Pricing           *pricingDTO   `json:"pricing"`
 	History           []statusEntry `json:"history"`
 	CreatedAt         string        `json:"createdAt"`
 	UpdatedAt         string        `json:"updatedAt"`
@@ -92,6 +93,14 @@ type messageDTO struct {
 type messageError struct {
 	Code  int    `json:"code"`
 	Title string `json:"title"`
+}
+
+// pricingDTO is Meta's pricing of a message, from its status events.
+type pricingDTO struct {
+	Model    string `json:"model"`
+	Type     string `json:"type"`
+	Category string `json:"category"`
+	Billable bool   `json:"billable"`
 }
 
 type statusEntry struct {
@@ -112,14 +121,12 @@ func (a *api) getMessage(w http.ResponseWriter, r *http.Request) {
 	if m.MediaHeaderURL != "" {
 		out.MediaHeaderURL = &m.MediaHeaderURL
 	}
-	if m.ProviderID != "" {
-		out.ProviderMessageID = &m.ProviderID
-	}
-	if m.WaID != "" {
-		out.WaID = &m.WaID
-	}
+	out.ProviderMessageID, out.WaID = nonEmpty(m.ProviderID), nonEmpty(m.WaID)
 	if m.Failure != nil {
 		out.Error = &messageError{Code: m.Failure.Code, Title: m.Failure.Title}
+	}
+	if p := m.Pricing; p != nil {
+		out.Pricing = &pricingDTO{Model: p.Model, Type: p.Type, Category: p.Category, Billable: p.Billable}
 	}
 	for i, h := range m.History {
 		out.History[i] = statusEntry{Status: h.Status.String(), At: rfc3339(h.At)}

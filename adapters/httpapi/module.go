@@ -28,6 +28,8 @@ type handlerParams struct {
 	GetCampaign    *app.GetCampaignHandler
 	CampaignStats  *app.GetCampaignStatsHandler
 	Conversation   *app.ListConversationHandler
+	Webhook        *app.ReceiveWebhookHandler
+	WebhookVerify  *app.VerifyWebhookSubscriptionHandler
 	Store          ports.Pinger
 	Dispatcher     *app.Dispatcher
 	Config         Config
@@ -38,6 +40,7 @@ func newHandler(p handlerParams) http.Handler {
 	return NewHandler(Deps{
 		Auth: p.Auth, SendCampaign: p.SendCampaign, ContactByPhone: p.ContactByPhone, SyncContact: p.SyncContact,
 		GetMessage: p.GetMessage, ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign,
-		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Store: p.Store, Dispatcher: p.Dispatcher,
+		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Webhook: p.Webhook, WebhookVerify: p.WebhookVerify,
+		Store: p.Store, Dispatcher: p.Dispatcher,
 	}, p.Config, p.Log)
 }

@@ -23,6 +23,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/heraldhq/herald/adapters/httpapi"
+	"github.com/heraldhq/herald/adapters/whatsapp"
+	"github.com/heraldhq/herald/app"
 )
 
 // The OpenAPI 3.1 document is checked with a JSON Schema 2020-12 validator
@@ -288,10 +290,13 @@ func specError(req *http.Request, status int, header http.Header, body []byte) e
 		if err != nil {
 			return err
 		}
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("the body is not JSON: %v", err))
-			break
+		var inst any = string(body) // a text/plain body is one string
+		if mt != "text/plain" {
+			var err error
+			if inst, err = jsonschema.UnmarshalJSON(bytes.NewReader(body)); err != nil {
+				problems = append(problems, fmt.Sprintf("the body is not JSON: %v", err))
+				break
+			}
 		}
 		if err := sch.Validate(inst); err != nil {
 			problems = append(problems, fmt.Sprintf("the body does not match the document: %v", err))
@@ -471,8 +476,9 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 				}
 			}
 
-			// Security: the key on /v1, nothing elsewhere.
-			wantKey := strings.HasPrefix(tmpl, "/v1/")
+			// Security: the key on /v1, nothing elsewhere. Meta's webhook
+			// calls are authenticated by their signature instead.
+			wantKey := keyed(tmpl)
 			sec, hasSec := op["security"].([]any)
 			gotKey := hasSec && len(sec) == 1 && fmt.Sprint(sec[0]) == fmt.Sprint(map[string]any{"ApiKey": []any{}})
 			if wantKey != gotKey || (!wantKey && hasSec && len(sec) > 0) {
@@ -495,6 +501,9 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 				}
 				for mt := range rm["content"].(map[string]any) {
 					wantMT := "application/json"
+					if where == "GET /v1/webhooks/whatsapp" {
+						wantMT = "text/plain" // the handshake echoes Meta's challenge
+					}
 					if code[0] == '4' || code[0] == '5' {
 						wantMT = "application/problem+json"
 					}
@@ -530,6 +539,12 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 			}
 		}
 	}
+}
+
+// keyed reports whether a route needs an API key: every /v1 route but
+// Meta's webhooks, which their signature or verify token authenticates.
+func keyed(tmpl string) bool {
+	return strings.HasPrefix(tmpl, "/v1/") && !strings.HasPrefix(tmpl, "/v1/webhooks/")
 }
 
 // specRoutes reads the patterns of routes.go, with the one route that
@@ -588,16 +603,26 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 		}
 	}
 
-	h := httpapi.NewHandler(httpapi.Deps{Store: specPinger{}}, httpapi.Config{}, nil)
+	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{}) // refuses every call
+	h := httpapi.NewHandler(httpapi.Deps{Store: specPinger{},
+		Webhook:       app.NewReceiveWebhookHandler(hooks, nil, nil, nil, nil, nil),
+		WebhookVerify: app.NewVerifyWebhookSubscriptionHandler(hooks, nil)}, httpapi.Config{}, nil)
+	// Without a key /v1 answers 401; Meta's webhook routes refuse what
+	// Meta did not sign or verify.
+	unkeyed := map[string]int{"GET /v1/webhooks/whatsapp": http.StatusForbidden, "POST /v1/webhooks/whatsapp": http.StatusUnauthorized}
 	samples := strings.NewReplacer("{phone}", "%2B14155552671", "{id}", "x")
 	for _, r := range documented {
 		method, tmpl, _ := strings.Cut(r, " ")
 		req := httptest.NewRequest(method, samples.Replace(tmpl), nil)
+		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		want := http.StatusOK
-		if strings.HasPrefix(tmpl, "/v1/") {
+		if keyed(tmpl) {
 			want = http.StatusUnauthorized // served, and behind the key
+		}
+		if w, ok := unkeyed[r]; ok {
+			want = w
 		}
 		if rec.Code != want {
 			t.Errorf("%s without a key: status %d, want %d: %s", r, rec.Code, want, rec.Body)
@@ -624,7 +649,7 @@ func TestSpecCheckRejectsDrift(t *testing.T) {
 		"phoneNumber": "+14155552671", "createdAt": "2026-11-22T10:00:00.123Z"}
 	message := map[string]any{"id": msgID, "status": "failed", "campaignId": cmpID, "contactId": ctcID,
 		"phoneNumber": "+14155552671", "mode": "test", "templateName": "welcome", "language": "en_US",
-		"renderedBody": "Hi", "mediaHeaderUrl": nil, "providerMessageId": nil, "waId": nil,
+		"renderedBody": "Hi", "mediaHeaderUrl": nil, "providerMessageId": nil, "waId": nil, "pricing": nil,
 		"error":     map[string]any{"code": 131026, "title": "Message undeliverable"},
 		"history":   []any{map[string]any{"status": "queued", "at": "2026-11-22T10:00:00Z"}},
 		"createdAt": "2026-11-22T10:00:00Z", "updatedAt": "2026-11-22T10:00:01Z"}

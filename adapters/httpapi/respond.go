@@ -56,11 +56,14 @@ func pageFrom(r *http.Request) (ports.Page, error) {
 	return p, nil
 }
 
-func nullableCursor(c string) *string {
-	if c == "" {
+func nullableCursor(c string) *string { return nonEmpty(c) }
+
+// nonEmpty is s, or nil (JSON null) when s is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
 		return nil
 	}
-	return &c
+	return &s
 }
 
 // rfc3339 formats a time in UTC.

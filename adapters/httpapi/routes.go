@@ -21,6 +21,8 @@ type Deps struct {
 	GetCampaign    *app.GetCampaignHandler
 	CampaignStats  *app.GetCampaignStatsHandler
 	Conversation   *app.ListConversationHandler
+	Webhook        *app.ReceiveWebhookHandler
+	WebhookVerify  *app.VerifyWebhookSubscriptionHandler
 	Store          ports.Pinger
 	Dispatcher     *app.Dispatcher // optional: readiness reports paused live sends
 }
@@ -51,6 +53,10 @@ var routes = []route{
 	{"GET /v1/campaigns", true, (*api).listCampaigns},
 	{"GET /v1/campaigns/{id}", true, (*api).getCampaign},
 	{"GET /v1/campaigns/{id}/stats", true, (*api).campaignStats},
+	// Meta calls these: they are authenticated by the verify token and by
+	// the body's signature, never by an API key.
+	{"GET /v1/webhooks/whatsapp", false, (*api).verifyWebhook},
+	{"POST /v1/webhooks/whatsapp", false, (*api).receiveWebhook},
 	{"GET /healthz", false, (*api).healthz},
 	{"GET /readyz", false, (*api).readyz},
 	{"GET /openapi.json", false, (*api).openapi},

@@ -3,6 +3,7 @@ package memstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
@@ -35,6 +36,7 @@ var (
 	_ ports.MessageRepository      = (*Store)(nil)
 	_ ports.MessageQueue           = (*Store)(nil)
 	_ ports.ConversationRepository = (*Store)(nil)
+	_ ports.WebhookEventRepository = (*Store)(nil)
 	_ ports.Transactor             = (*Store)(nil)
 	_ ports.Pinger                 = (*Store)(nil)
 )
@@ -53,6 +55,10 @@ func New() *Store {
 		providerIDs: map[string]domain.MessageID{},
 		queue:       map[domain.MessageID]queueItem{},
 		entries:     map[domain.EntryID]domain.Entry{},
+		entryIDs:    map[providerKey]domain.EntryID{},
+		parked:      map[parkKey]parkedStatus{},
+		events:      map[domain.WebhookEventID]domain.WebhookEvent{},
+		eventIDs:    map[string]domain.WebhookEventID{},
 	}
 	return &Store{repos{st: st, enter: st.lock}}
 }
@@ -78,6 +84,10 @@ type state struct {
 	providerIDs map[string]domain.MessageID
 	queue       map[domain.MessageID]queueItem // messages not yet released for good
 	entries     map[domain.EntryID]domain.Entry
+	entryIDs    map[providerKey]domain.EntryID // entries with a provider id
+	parked      map[parkKey]parkedStatus
+	events      map[domain.WebhookEventID]domain.WebhookEvent
+	eventIDs    map[string]domain.WebhookEventID // by SHA-256
 }
 
 type templateKey struct{ account, name, language string }
@@ -85,6 +95,24 @@ type templateKey struct{ account, name, language string }
 type phoneKey struct {
 	ws    domain.WorkspaceID
 	phone string
+}
+
+// providerKey is an entry's provider id, unique in its workspace.
+type providerKey struct {
+	ws         domain.WorkspaceID
+	providerID string
+}
+
+// parkKey is a parked status event's identity: one per status and wamid.
+type parkKey struct {
+	providerID string
+	status     domain.MessageStatus
+}
+
+// parkedStatus is a parked status event and when it was parked.
+type parkedStatus struct {
+	event    ports.StatusEvent
+	parkedAt time.Time
 }
 
 // queueItem is a message's place in the queue.
@@ -387,6 +415,21 @@ func (r *repos) GetTemplate(ctx context.Context, account, name, language string)
 	return copyTemplate(t), nil
 }
 
+// SetTemplateStatus records Meta's new status of one of the account's
+// templates; an unknown template stays unknown.
+func (r *repos) SetTemplateStatus(ctx context.Context, account, name, language string, status domain.TemplateStatus) error {
+	defer r.enter(ctx)()
+	k := templateKey{account, name, language}
+	t, ok := r.st.templates[k]
+	if !ok {
+		return nil
+	}
+	t = copyTemplate(t)
+	t.Status = status
+	put(r.st, r.st.templates, k, t)
+	return nil
+}
+
 // CreateContact stores a new contact; its phone number must be unused in
 // the workspace.
 func (r *repos) CreateContact(ctx context.Context, c domain.Contact) error {
@@ -421,6 +464,33 @@ func (r *repos) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, ph
 		return domain.Contact{}, domain.NotFound(domain.ErrContactNotFound)
 	}
 	return copyContact(r.st.contacts[id]), nil
+}
+
+// ListContactsByPhone returns the contacts with this phone number in every
+// workspace, the most recently active first (contacts without a last
+// message last), then by id.
+func (r *repos) ListContactsByPhone(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error) {
+	defer r.enter(ctx)()
+	out := []domain.Contact{}
+	for _, c := range r.st.contacts {
+		if c.Phone == phone {
+			out = append(out, copyContact(c))
+		}
+	}
+	slices.SortFunc(out, func(a, b domain.Contact) int {
+		switch {
+		case a.LastMessageAt == nil && b.LastMessageAt != nil:
+			return 1
+		case a.LastMessageAt != nil && b.LastMessageAt == nil:
+			return -1
+		case a.LastMessageAt != nil:
+			if c := b.LastMessageAt.Compare(*a.LastMessageAt); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out, nil
 }
 
 // UpdateContact runs fn on the contact and stores the result if fn succeeds.
@@ -548,6 +618,90 @@ func (r *repos) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, 
 	return out, nil
 }
 
+// CountStatusTimeline counts the campaign's messages by the interval in
+// which they first reached each timeline status: accepted (queued) at their
+// creation, the others at domain.Message.ReachedAt. The window runs from
+// the interval holding from to the one holding to; only non-zero counts
+// come back.
+func (r *repos) CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from, to time.Time, interval time.Duration) ([]domain.StatusCount, error) {
+	defer r.enter(ctx)()
+	if interval < time.Microsecond || interval%time.Microsecond != 0 {
+		return nil, domain.InvalidParameter("interval", "interval must be a positive whole number of microseconds")
+	}
+	lo, hi := domain.IntervalStart(from, interval), domain.IntervalStart(to, interval).Add(interval)
+	type key struct {
+		status domain.MessageStatus
+		start  time.Time
+	}
+	counts := map[key]int{}
+	for _, m := range r.st.messages {
+		if m.Workspace != ws || m.CampaignID != id {
+			continue
+		}
+		for _, st := range domain.TimelineStatuses() {
+			at, ok := m.CreatedAt, true
+			if st != domain.StatusQueued {
+				at, ok = m.ReachedAt(st)
+			}
+			if ok && !at.Before(lo) && at.Before(hi) {
+				counts[key{st, domain.IntervalStart(at, interval)}]++
+			}
+		}
+	}
+	out := make([]domain.StatusCount, 0, len(counts))
+	for k, n := range counts {
+		out = append(out, domain.StatusCount{Status: k.status, Start: k.start, Count: n})
+	}
+	return out, nil
+}
+
+// ParkStatus keeps a status event for a wamid no message holds yet; the
+// first event parked for a status and wamid stays, repeats are ignored.
+func (r *repos) ParkStatus(ctx context.Context, e ports.StatusEvent, parkedAt time.Time) error {
+	defer r.enter(ctx)()
+	if e.ProviderID == "" {
+		return errors.New("memstore: park status: the event has no provider id")
+	}
+	k := parkKey{e.ProviderID, e.Status}
+	if _, ok := r.st.parked[k]; ok {
+		return nil
+	}
+	put(r.st, r.st.parked, k, parkedStatus{event: copyStatusEvent(e), parkedAt: utc(parkedAt)})
+	return nil
+}
+
+// TakeParkedStatuses removes and returns the events parked for the wamid,
+// oldest event first (ties in lifecycle order).
+func (r *repos) TakeParkedStatuses(ctx context.Context, providerID string) ([]ports.StatusEvent, error) {
+	defer r.enter(ctx)()
+	out := []ports.StatusEvent{}
+	for k, p := range r.st.parked {
+		if k.providerID == providerID {
+			out = append(out, copyStatusEvent(p.event))
+			del(r.st, r.st.parked, k)
+		}
+	}
+	rank := func(st domain.MessageStatus) int { return slices.Index(domain.MessageStatuses(), st) }
+	slices.SortFunc(out, func(a, b ports.StatusEvent) int {
+		return cmp.Or(a.At.Compare(b.At), cmp.Compare(rank(a.Status), rank(b.Status)))
+	})
+	return out, nil
+}
+
+// PurgeParkedStatuses removes the events parked before the time and says
+// how many went.
+func (r *repos) PurgeParkedStatuses(ctx context.Context, before time.Time) (int, error) {
+	defer r.enter(ctx)()
+	n, before := 0, utc(before)
+	for k, p := range r.st.parked {
+		if p.parkedAt.Before(before) {
+			del(r.st, r.st.parked, k)
+			n++
+		}
+	}
+	return n, nil
+}
+
 // ClaimMessages leases up to c.Limit due messages, oldest due first (then by
 // id), and moves them to sending.
 func (r *repos) ClaimMessages(ctx context.Context, c ports.Claim) ([]ports.Claimed, error) {
@@ -611,14 +765,21 @@ func (r *repos) RenewLeases(ctx context.Context, owner string, ids []domain.Mess
 	return nil
 }
 
-// AppendEntry adds an entry to a contact's thread.
+// AppendEntry adds an entry to a contact's thread. An entry whose provider
+// id the workspace already holds is a conflict, and is not stored.
 func (r *repos) AppendEntry(ctx context.Context, e domain.Entry) error {
 	defer r.enter(ctx)()
 	if _, ok := r.st.entries[e.ID]; ok {
 		return conflict("an entry with this id exists")
 	}
-	e.CreatedAt = utc(e.CreatedAt)
-	put(r.st, r.st.entries, e.ID, e)
+	pk := providerKey{e.Workspace, e.ProviderID}
+	if e.ProviderID != "" {
+		if _, ok := r.st.entryIDs[pk]; ok {
+			return conflict("the workspace already holds an entry with this provider id")
+		}
+		put(r.st, r.st.entryIDs, pk, e.ID)
+	}
+	put(r.st, r.st.entries, e.ID, copyEntry(e))
 	return nil
 }
 
@@ -635,11 +796,88 @@ func (r *repos) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact 
 	}
 	out, next := page(all, func(e domain.Entry) string { return string(e.ID) }, p)
 	for i, e := range out {
+		out[i] = copyEntry(e)
 		if m, ok := r.st.messages[e.MessageID]; ok && e.Direction == domain.Outbound && m.Workspace == ws {
 			out[i].Status = m.Status
 		}
 	}
 	return out, next, nil
+}
+
+// defaultEventLimit is how many webhook events a filter without a limit
+// lists.
+const defaultEventLimit = 100
+
+// SaveWebhookEvent stores e unless an event with the same SHA-256 is
+// stored: then it returns that one and created false.
+func (r *repos) SaveWebhookEvent(ctx context.Context, e domain.WebhookEvent) (domain.WebhookEvent, bool, error) {
+	defer r.enter(ctx)()
+	if id, ok := r.st.eventIDs[e.SHA256]; ok {
+		return copyEvent(r.st.events[id]), false, nil
+	}
+	if _, ok := r.st.events[e.ID]; ok {
+		return domain.WebhookEvent{}, false, conflict("a webhook event with this id exists")
+	}
+	e = copyEvent(e)
+	put(r.st, r.st.events, e.ID, e)
+	put(r.st, r.st.eventIDs, e.SHA256, e.ID)
+	return copyEvent(e), true, nil
+}
+
+// GetWebhookEvent returns one stored event.
+func (r *repos) GetWebhookEvent(ctx context.Context, id domain.WebhookEventID) (domain.WebhookEvent, error) {
+	defer r.enter(ctx)()
+	e, ok := r.st.events[id]
+	if !ok {
+		return domain.WebhookEvent{}, domain.NotFound(domain.ErrWebhookEventNotFound)
+	}
+	return copyEvent(e), nil
+}
+
+// ListWebhookEvents returns up to f.Limit events matching f (100 when f
+// sets no limit), smallest id first.
+func (r *repos) ListWebhookEvents(ctx context.Context, f ports.WebhookEventFilter) ([]domain.WebhookEvent, error) {
+	defer r.enter(ctx)()
+	out := []domain.WebhookEvent{}
+	for _, e := range r.st.events {
+		switch {
+		case f.Unapplied && e.AppliedAt != nil,
+			!f.ReceivedBefore.IsZero() && !e.ReceivedAt.Before(utc(f.ReceivedBefore)),
+			!f.ReceivedSince.IsZero() && e.ReceivedAt.Before(utc(f.ReceivedSince)),
+			f.After != "" && e.ID <= f.After,
+			f.BelowAttempts > 0 && e.Attempts >= f.BelowAttempts:
+			continue
+		}
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b domain.WebhookEvent) int { return cmp.Compare(a.ID, b.ID) })
+	limit := f.Limit
+	if limit <= 0 {
+		limit = defaultEventLimit
+	}
+	out = out[:min(len(out), limit)]
+	for i := range out {
+		out[i] = copyEvent(out[i])
+	}
+	return out, nil
+}
+
+// UpdateWebhookEvent runs fn on the event and stores its outcome fields
+// (AppliedAt, Attempts, LastError) if fn succeeds.
+func (r *repos) UpdateWebhookEvent(ctx context.Context, id domain.WebhookEventID, fn func(*domain.WebhookEvent) error) (domain.WebhookEvent, error) {
+	defer r.enter(ctx)()
+	old, ok := r.st.events[id]
+	if !ok {
+		return domain.WebhookEvent{}, domain.NotFound(domain.ErrWebhookEventNotFound)
+	}
+	e := copyEvent(old)
+	if err := fn(&e); err != nil {
+		return domain.WebhookEvent{}, err
+	}
+	stored := old
+	stored.AppliedAt, stored.Attempts, stored.LastError = utcPtr(e.AppliedAt), e.Attempts, e.LastError
+	put(r.st, r.st.events, id, stored)
+	return copyEvent(stored), nil
 }
 
 // page sorts items newest first (identifiers descending) and returns those
@@ -704,6 +942,7 @@ func copyContact(c domain.Contact) domain.Contact {
 	c.Tags = slices.Clone(c.Tags)
 	c.CreatedAt, c.UpdatedAt = utc(c.CreatedAt), utc(c.UpdatedAt)
 	c.LastMessageAt = utcPtr(c.LastMessageAt)
+	c.OptOutChangedAt = utcPtr(c.OptOutChangedAt)
 	return c
 }
 
@@ -713,10 +952,36 @@ func copyMessage(m domain.Message) domain.Message {
 	for i := range m.History {
 		m.History[i].At = utc(m.History[i].At)
 	}
-	if m.Failure != nil {
-		f := *m.Failure
-		m.Failure = &f
-	}
+	m.Failure = clonePtr(m.Failure)
+	m.Pricing = clonePtr(m.Pricing)
 	m.CreatedAt, m.UpdatedAt = utc(m.CreatedAt), utc(m.UpdatedAt)
 	return m
+}
+
+func copyEntry(e domain.Entry) domain.Entry {
+	e.Media = clonePtr(e.Media)
+	e.CreatedAt = utc(e.CreatedAt)
+	return e
+}
+
+func copyStatusEvent(e ports.StatusEvent) ports.StatusEvent {
+	e.At = utc(e.At)
+	e.Failure = clonePtr(e.Failure)
+	e.Pricing = clonePtr(e.Pricing)
+	return e
+}
+
+func copyEvent(e domain.WebhookEvent) domain.WebhookEvent {
+	e.Body = slices.Clone(e.Body)
+	e.ReceivedAt = utc(e.ReceivedAt)
+	e.AppliedAt = utcPtr(e.AppliedAt)
+	return e
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }

@@ -130,6 +130,49 @@ func (j *jsonText) Scan(src any) error {
 // Value binds the JSON text as a string.
 func (j jsonText) Value() (driver.Value, error) { return string(j), nil }
 
+// nullJSON is a nullable JSON column: the empty string binds NULL and NULL
+// reads back as the empty string.
+type nullJSON string
+
+// toNullJSON encodes v, or stores NULL when v is a nil pointer.
+func toNullJSON[T any](v *T) (nullJSON, error) {
+	if v == nil {
+		return "", nil
+	}
+	j, err := toJSON(v)
+	return nullJSON(j), err
+}
+
+// decode reads the JSON into v; it reports false for NULL.
+func (j nullJSON) decode(v any) (bool, error) {
+	if j == "" {
+		return false, nil
+	}
+	return true, json.Unmarshal([]byte(j), v)
+}
+
+// Value binds NULL for the empty string, else the JSON text.
+func (j nullJSON) Value() (driver.Value, error) {
+	if j == "" {
+		return nil, nil
+	}
+	return string(j), nil
+}
+
+// Scan reads NULL as the empty string.
+func (j *nullJSON) Scan(src any) error {
+	if src == nil {
+		*j = ""
+		return nil
+	}
+	var t jsonText
+	if err := t.Scan(src); err != nil {
+		return err
+	}
+	*j = nullJSON(t)
+	return nil
+}
+
 // parseStored rebuilds an enumeration from its stored string; the empty
 // string is the zero value. A value the domain does not know means a corrupt
 // row, reported as a storage error, never as the domain's invalid_parameter.

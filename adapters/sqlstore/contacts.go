@@ -7,22 +7,25 @@ import (
 )
 
 type contactRow struct {
-	ID             string   `db:"id"`
-	WorkspaceID    string   `db:"workspace_id"`
-	ConversationID string   `db:"conversation_id"`
-	PhoneNumber    string   `db:"phone_number"`
-	Name           string   `db:"name"`
-	Email          string   `db:"email"`
-	Attributes     jsonText `db:"attributes"`
-	Tags           jsonText `db:"tags"`
-	OptedOut       bool     `db:"opted_out"`
-	CreatedAt      dbTime   `db:"created_at"`
-	UpdatedAt      dbTime   `db:"updated_at"`
-	LastMessageAt  nullTime `db:"last_message_at"`
+	ID              string   `db:"id"`
+	WorkspaceID     string   `db:"workspace_id"`
+	ConversationID  string   `db:"conversation_id"`
+	PhoneNumber     string   `db:"phone_number"`
+	Name            string   `db:"name"`
+	Email           string   `db:"email"`
+	Attributes      jsonText `db:"attributes"`
+	Tags            jsonText `db:"tags"`
+	OptedOut        bool     `db:"opted_out"`
+	OptOutChangedAt nullTime `db:"opt_out_changed_at"`
+	WaID            string   `db:"wa_id"`
+	ProfileName     string   `db:"profile_name"`
+	CreatedAt       dbTime   `db:"created_at"`
+	UpdatedAt       dbTime   `db:"updated_at"`
+	LastMessageAt   nullTime `db:"last_message_at"`
 }
 
 const contactColumns = `id, workspace_id, conversation_id, phone_number, name, email, attributes, tags, opted_out,
-created_at, updated_at, last_message_at`
+opt_out_changed_at, wa_id, profile_name, created_at, updated_at, last_message_at`
 
 func toContactRow(c domain.Contact) (contactRow, error) {
 	attrs, err := toJSON(c.Attributes)
@@ -36,7 +39,8 @@ func toContactRow(c domain.Contact) (contactRow, error) {
 	return contactRow{
 		ID: string(c.ID), WorkspaceID: string(c.Workspace), ConversationID: string(c.ConversationID),
 		PhoneNumber: c.Phone.String(), Name: c.Name, Email: c.Email, Attributes: attrs, Tags: tags,
-		OptedOut: c.OptedOut, CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt),
+		OptedOut: c.OptedOut, OptOutChangedAt: newNullTime(c.OptOutChangedAt), WaID: c.WaID,
+		ProfileName: c.ProfileName, CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt),
 		LastMessageAt: newNullTime(c.LastMessageAt),
 	}, nil
 }
@@ -55,6 +59,7 @@ func (r contactRow) toDomain() (domain.Contact, error) {
 		ConversationID: domain.ConversationID(r.ConversationID),
 		Phone:          domain.UnmarshalPhoneNumberFromStore(r.PhoneNumber),
 		Name:           r.Name, Email: r.Email, Attributes: attrs, Tags: tags, OptedOut: r.OptedOut,
+		OptOutChangedAt: r.OptOutChangedAt.ptr(), WaID: r.WaID, ProfileName: r.ProfileName,
 		CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(), LastMessageAt: r.LastMessageAt.ptr(),
 	}, nil
 }
@@ -64,7 +69,7 @@ func (r contactRow) toDomain() (domain.Contact, error) {
 func (s *Store) CreateContact(ctx context.Context, c domain.Contact) error {
 	const q = `INSERT INTO contacts (` + contactColumns + `)
 VALUES (:id, :workspace_id, :conversation_id, :phone_number, :name, :email, :attributes, :tags, :opted_out,
-:created_at, :updated_at, :last_message_at)`
+:opt_out_changed_at, :wa_id, :profile_name, :created_at, :updated_at, :last_message_at)`
 	row, err := toContactRow(c)
 	if err == nil {
 		_, err = s.exec(ctx, q, row)
@@ -84,6 +89,27 @@ func (s *Store) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, ph
 	return s.getContact(ctx, "get contact by phone", q, map[string]any{"workspace_id": string(ws), "phone_number": phone.String()})
 }
 
+// ListContactsByPhone returns the contacts with this phone number in every
+// workspace, the most recently active first: by last message time
+// descending, contacts without one last, then by id.
+func (s *Store) ListContactsByPhone(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error) {
+	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE phone_number = :phone_number
+ORDER BY last_message_at DESC NULLS LAST, id`
+	var rows []contactRow
+	if err := s.selectAll(ctx, &rows, q, map[string]any{"phone_number": phone.String()}); err != nil {
+		return nil, s.fail("list contacts by phone", err, nil)
+	}
+	out := make([]domain.Contact, 0, len(rows))
+	for _, r := range rows {
+		c, err := r.toDomain()
+		if err != nil {
+			return nil, s.fail("list contacts by phone", err, nil)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
 func (s *Store) getContact(ctx context.Context, op, q string, arg any) (domain.Contact, error) {
 	var row contactRow
 	if err := s.get(ctx, &row, q, arg); err != nil {
@@ -100,7 +126,8 @@ func (s *Store) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id dom
 	const qGet = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND id = :id`
 	const qUpdate = `UPDATE contacts
 SET phone_number = :phone_number, name = :name, email = :email, attributes = :attributes, tags = :tags,
-    opted_out = :opted_out, created_at = :created_at, updated_at = :updated_at, last_message_at = :last_message_at
+    opted_out = :opted_out, opt_out_changed_at = :opt_out_changed_at, wa_id = :wa_id,
+    profile_name = :profile_name, created_at = :created_at, updated_at = :updated_at, last_message_at = :last_message_at
 WHERE workspace_id = :workspace_id AND id = :id`
 	var c domain.Contact
 	err := s.inTx(ctx, func(ts *Store) error {

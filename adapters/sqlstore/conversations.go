@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
@@ -13,19 +14,40 @@ type entryRow struct {
 	ContactID      string     `db:"contact_id"`
 	ConversationID string     `db:"conversation_id"`
 	Direction      string     `db:"direction"`
+	Kind           string     `db:"kind"`
 	MessageID      nullString `db:"message_id"`
 	Status         nullString `db:"status"`
 	Body           string     `db:"body"`
+	ProviderID     nullString `db:"provider_id"`
+	Payload        string     `db:"payload"`
+	Media          nullJSON   `db:"media"`
+	ReplyTo        nullString `db:"reply_to"`
 	CreatedAt      dbTime     `db:"created_at"`
 }
 
-func toEntryRow(e domain.Entry) entryRow {
+// attachmentJSON is the stored form of an inbound entry's media.
+type attachmentJSON struct {
+	ID       string `json:"id"`
+	MimeType string `json:"mimeType"`
+	SHA256   string `json:"sha256"`
+	Filename string `json:"filename"`
+}
+
+func toEntryRow(e domain.Entry) (entryRow, error) {
+	var media nullJSON
+	if a := e.Media; a != nil {
+		var err error
+		if media, err = toNullJSON(&attachmentJSON{ID: a.ID, MimeType: a.MimeType, SHA256: a.SHA256, Filename: a.Filename}); err != nil {
+			return entryRow{}, err
+		}
+	}
 	return entryRow{
 		ID: string(e.ID), WorkspaceID: string(e.Workspace), ContactID: string(e.ContactID),
-		ConversationID: string(e.ConversationID), Direction: e.Direction.String(),
+		ConversationID: string(e.ConversationID), Direction: e.Direction.String(), Kind: e.Kind,
 		MessageID: nullString(e.MessageID), Status: nullString(e.Status.String()), Body: e.Body,
+		ProviderID: nullString(e.ProviderID), Payload: e.Payload, Media: media, ReplyTo: nullString(e.ReplyTo),
 		CreatedAt: newDBTime(e.CreatedAt),
-	}
+	}, nil
 }
 
 func (r entryRow) toDomain() (domain.Entry, error) {
@@ -37,28 +59,57 @@ func (r entryRow) toDomain() (domain.Entry, error) {
 	if err != nil {
 		return domain.Entry{}, err
 	}
+	var a attachmentJSON
+	ok, err := r.Media.decode(&a)
+	if err != nil {
+		return domain.Entry{}, corrupt("media of entry "+r.ID, string(r.Media))
+	}
+	var media *domain.Attachment
+	if ok {
+		media = &domain.Attachment{ID: a.ID, MimeType: a.MimeType, SHA256: a.SHA256, Filename: a.Filename}
+	}
 	return domain.Entry{
 		ID: domain.EntryID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID), ContactID: domain.ContactID(r.ContactID),
-		ConversationID: domain.ConversationID(r.ConversationID), Direction: dir,
-		MessageID: domain.MessageID(r.MessageID), Status: status, Body: r.Body, CreatedAt: r.CreatedAt.time(),
+		ConversationID: domain.ConversationID(r.ConversationID), Direction: dir, Kind: r.Kind,
+		MessageID: domain.MessageID(r.MessageID), Status: status, Body: r.Body,
+		ProviderID: string(r.ProviderID), Payload: r.Payload, Media: media, ReplyTo: domain.MessageID(r.ReplyTo),
+		CreatedAt: r.CreatedAt.time(),
 	}, nil
 }
 
-// AppendEntry adds an entry to a contact's thread.
+// AppendEntry adds an entry to a contact's thread. An entry whose provider
+// id (an inbound message's wamid) the workspace already holds is not stored
+// and is a conflict. The statement does nothing on that conflict rather
+// than fail, so a PostgreSQL transaction it runs in stays usable; a
+// duplicate entry id still fails the statement.
 func (s *Store) AppendEntry(ctx context.Context, e domain.Entry) error {
 	const q = `INSERT INTO conversation_entries
-    (id, workspace_id, contact_id, conversation_id, direction, message_id, status, body, created_at)
-VALUES (:id, :workspace_id, :contact_id, :conversation_id, :direction, :message_id, :status, :body, :created_at)`
-	_, err := s.exec(ctx, q, toEntryRow(e))
-	return s.fail("append entry", err, nil)
+    (id, workspace_id, contact_id, conversation_id, direction, kind, message_id, status, body, provider_id, payload,
+     media, reply_to, created_at)
+VALUES (:id, :workspace_id, :contact_id, :conversation_id, :direction, :kind, :message_id, :status, :body,
+        :provider_id, :payload, :media, :reply_to, :created_at)
+ON CONFLICT (workspace_id, provider_id) WHERE provider_id IS NOT NULL DO NOTHING`
+	row, err := toEntryRow(e)
+	if err != nil {
+		return s.fail("append entry", err, nil)
+	}
+	ok, err := s.execOne(ctx, q, row)
+	if err != nil {
+		return s.fail("append entry", err, nil)
+	}
+	if !ok {
+		conflict := &domain.Error{Code: domain.CodeConflict, Detail: "the workspace already holds an entry with this provider id"}
+		return fmt.Errorf("sqlstore: append entry %s: %w", e.ID, conflict)
+	}
+	return nil
 }
 
 // ListEntries returns one page of a contact's thread, newest first, and the
 // cursor of the next page (empty on the last). An outbound entry carries the
 // current status of its message.
 func (s *Store) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p ports.Page) ([]domain.Entry, string, error) {
-	const q = `SELECT e.id, e.workspace_id, e.contact_id, e.conversation_id, e.direction, e.message_id,
-       COALESCE(m.status, e.status) AS status, e.body, e.created_at
+	const q = `SELECT e.id, e.workspace_id, e.contact_id, e.conversation_id, e.direction, e.kind, e.message_id,
+       COALESCE(m.status, e.status) AS status, e.body, e.provider_id, e.payload, e.media, e.reply_to, e.created_at
 FROM conversation_entries e
 LEFT JOIN messages m ON m.id = e.message_id AND m.workspace_id = e.workspace_id
 WHERE e.workspace_id = :workspace_id AND e.contact_id = :contact_id AND (:cursor = '' OR e.id < :cursor)

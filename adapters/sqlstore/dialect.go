@@ -11,8 +11,9 @@ import (
 // Dialect is what differs between the SQL engines, and only that: the driver,
 // the migrations, row locking (SQLite's write transactions already hold the
 // database's single write lock; PostgreSQL locks rows), the claim's lock
-// clause, and how driver errors are recognised. Everything else is one SQL
-// text for both engines. Get one from SQLite, Postgres or DialectFor.
+// clause, time arithmetic (SQLite stores times as Unix microseconds), and how
+// driver errors are recognised. Everything else is one SQL text for both
+// engines. Get one from SQLite, Postgres or DialectFor.
 type Dialect interface {
 	// Name is "sqlite" or "postgres"; it also names the migrations directory.
 	Name() string
@@ -23,6 +24,9 @@ type Dialect interface {
 	// claimLock ends the SELECT of due messages in ClaimMessages, so that
 	// concurrent claimers never take the same message.
 	claimLock() string
+	// unixMicros is an SQL expression for the time column as an integer
+	// number of microseconds since the Unix epoch.
+	unixMicros(column string) string
 	// classify recognises the engine's unique violations and signs of an
 	// unreachable or overloaded database.
 	classify(err error) errKind

@@ -23,6 +23,10 @@ func (postgresDialect) lockRows() string { return " FOR UPDATE" }
 // Concurrent claimers on several instances skip each other's rows.
 func (postgresDialect) claimLock() string { return " FOR UPDATE SKIP LOCKED" }
 
+func (postgresDialect) unixMicros(column string) string {
+	return "CAST(extract(epoch FROM " + column + ") * 1000000 AS bigint)"
+}
+
 func (postgresDialect) classify(err error) errKind {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {

@@ -23,6 +23,9 @@ func (sqliteDialect) driverName() string { return "sqlite" }
 func (sqliteDialect) lockRows() string  { return "" }
 func (sqliteDialect) claimLock() string { return "" }
 
+// Times are stored as INTEGER Unix microseconds already.
+func (sqliteDialect) unixMicros(column string) string { return column }
+
 func (sqliteDialect) classify(err error) errKind {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {

@@ -25,7 +25,18 @@
 //     PostgreSQL), written from private structs with explicit json tags so the
 //     stored shape does not follow Go field names. A nil slice or map is
 //     stored as JSON null and an empty one as [] or {}, so values round-trip
-//     exactly.
+//     exactly. Optional objects (a message's pricing, an entry's media) are
+//     SQL NULL when absent.
+//   - Timeline: a message's sent_at, delivered_at, read_at and failed_at are
+//     when it first reached each status (domain.Message.ReachedAt), derived
+//     from its history on every write; they are never read back into the
+//     message, only counted by CountStatusTimeline, whose intervals start
+//     at whole multiples of the interval since the Unix epoch.
+//   - Webhook events: the raw body as BLOB / bytea, unique by its SHA-256.
+//   - Duplicates a caller expects (a redelivered webhook body, inbound
+//     message or parked status) are inserted with ON CONFLICT DO NOTHING
+//     and detected by the rows affected, so they never abort a PostgreSQL
+//     transaction; other unique violations remain errors.
 //   - API keys: only the SHA-256 of the token is stored (BLOB / bytea), next to
 //     the public identifier, which has a unique index.
 //   - Enumerations (statuses, modes, header formats, directions) are their

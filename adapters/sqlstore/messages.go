@@ -29,18 +29,67 @@ type messageRow struct {
 	WaID           string        `db:"wa_id"`
 	FailureCode    sql.NullInt64 `db:"failure_code"`
 	FailureTitle   nullString    `db:"failure_title"`
+	Pricing        nullJSON      `db:"pricing"`
 	CreatedAt      dbTime        `db:"created_at"`
 	UpdatedAt      dbTime        `db:"updated_at"`
+
+	// The timeline: when the message first reached each status
+	// (domain.Message.ReachedAt), written with the message, never read
+	// back into it.
+	SentAt      nullTime `db:"sent_at"`
+	DeliveredAt nullTime `db:"delivered_at"`
+	ReadAt      nullTime `db:"read_at"`
+	FailedAt    nullTime `db:"failed_at"`
 }
 
 const messageColumns = `id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name,
 language, header_format, variables, media_header_url, rendered_body, status, history, provider_id, wa_id,
-failure_code, failure_title, created_at, updated_at`
+failure_code, failure_title, pricing, created_at, updated_at`
+
+// messageTimelineColumns are written with every write of a message and read
+// only by CountStatusTimeline.
+const messageTimelineColumns = `sent_at, delivered_at, read_at, failed_at`
 
 // statusChangeJSON is the stored form of one status history entry.
 type statusChangeJSON struct {
 	Status string    `json:"status"`
 	At     time.Time `json:"at"` // RFC 3339 with nanoseconds, UTC
+}
+
+// pricingJSON is the stored form of Meta's pricing of a message.
+type pricingJSON struct {
+	Model    string `json:"model"`
+	Type     string `json:"type"`
+	Category string `json:"category"`
+	Billable bool   `json:"billable"`
+}
+
+func toPricingJSON(p *domain.Pricing) (nullJSON, error) {
+	if p == nil {
+		return "", nil
+	}
+	return toNullJSON(&pricingJSON{Model: p.Model, Type: p.Type, Category: p.Category, Billable: p.Billable})
+}
+
+func fromPricingJSON(j nullJSON, of string) (*domain.Pricing, error) {
+	var p pricingJSON
+	ok, err := j.decode(&p)
+	if err != nil {
+		return nil, corrupt("pricing of "+of, string(j))
+	}
+	if !ok {
+		return nil, nil
+	}
+	return &domain.Pricing{Model: p.Model, Type: p.Type, Category: p.Category, Billable: p.Billable}, nil
+}
+
+// reachedAt is when m first reached status, or NULL.
+func reachedAt(m domain.Message, status domain.MessageStatus) nullTime {
+	at, ok := m.ReachedAt(status)
+	if !ok {
+		return nullTime{}
+	}
+	return newNullTime(&at)
 }
 
 func toMessageRow(m domain.Message) (messageRow, error) {
@@ -59,14 +108,20 @@ func toMessageRow(m domain.Message) (messageRow, error) {
 	if err != nil {
 		return messageRow{}, err
 	}
+	pricing, err := toPricingJSON(m.Pricing)
+	if err != nil {
+		return messageRow{}, err
+	}
 	row := messageRow{
 		ID: string(m.ID), WorkspaceID: string(m.Workspace), CampaignID: string(m.CampaignID),
 		ContactID: string(m.ContactID), KeyID: string(m.KeyID), Mode: m.Mode.String(),
 		PhoneNumber: m.Phone.String(), TemplateName: m.TemplateName, Language: m.Language,
 		HeaderFormat: m.HeaderFormat.String(), Variables: vars, MediaHeaderURL: m.MediaHeaderURL,
 		RenderedBody: m.RenderedBody, Status: m.Status.String(), History: histJSON,
-		ProviderID: nullString(m.ProviderID), WaID: m.WaID,
+		ProviderID: nullString(m.ProviderID), WaID: m.WaID, Pricing: pricing,
 		CreatedAt: newDBTime(m.CreatedAt), UpdatedAt: newDBTime(m.UpdatedAt),
+		SentAt: reachedAt(m, domain.StatusSent), DeliveredAt: reachedAt(m, domain.StatusDelivered),
+		ReadAt: reachedAt(m, domain.StatusRead), FailedAt: reachedAt(m, domain.StatusFailed),
 	}
 	if m.Failure != nil {
 		row.FailureCode = sql.NullInt64{Int64: int64(m.Failure.Code), Valid: true}
@@ -107,13 +162,17 @@ func (r messageRow) toDomain() (domain.Message, error) {
 			history = append(history, domain.StatusChange{Status: st, At: h.At.UTC()})
 		}
 	}
+	pricing, err := fromPricingJSON(r.Pricing, "message "+r.ID)
+	if err != nil {
+		return domain.Message{}, err
+	}
 	m := domain.Message{
 		ID: domain.MessageID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID),
 		CampaignID: domain.CampaignID(r.CampaignID), ContactID: domain.ContactID(r.ContactID),
 		KeyID: domain.KeyID(r.KeyID), Mode: mode, Phone: domain.UnmarshalPhoneNumberFromStore(r.PhoneNumber),
 		TemplateName: r.TemplateName, Language: r.Language, HeaderFormat: header, Variables: vars,
 		MediaHeaderURL: r.MediaHeaderURL, RenderedBody: r.RenderedBody, Status: status, History: history,
-		ProviderID: string(r.ProviderID), WaID: r.WaID, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
+		ProviderID: string(r.ProviderID), WaID: r.WaID, Pricing: pricing, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
 	}
 	if r.FailureCode.Valid {
 		m.Failure = &domain.Failure{Code: int(r.FailureCode.Int64), Title: string(r.FailureTitle)}
@@ -123,10 +182,11 @@ func (r messageRow) toDomain() (domain.Message, error) {
 
 // CreateMessage stores a new message, due for sending at its creation time.
 func (s *Store) CreateMessage(ctx context.Context, m domain.Message) error {
-	const q = `INSERT INTO messages (` + messageColumns + `, due_at, attempts)
+	const q = `INSERT INTO messages (` + messageColumns + `, ` + messageTimelineColumns + `, due_at, attempts)
 VALUES (:id, :workspace_id, :campaign_id, :contact_id, :key_id, :mode, :phone_number, :template_name,
 :language, :header_format, :variables, :media_header_url, :rendered_body, :status, :history, :provider_id, :wa_id,
-:failure_code, :failure_title, :created_at, :updated_at, :created_at, 0)`
+:failure_code, :failure_title, :pricing, :created_at, :updated_at, :sent_at, :delivered_at, :read_at, :failed_at,
+:created_at, 0)`
 	row, err := toMessageRow(m)
 	if err == nil {
 		_, err = s.exec(ctx, q, row)
@@ -196,7 +256,8 @@ SET key_id = :key_id, mode = :mode, phone_number = :phone_number, template_name 
     language = :language, header_format = :header_format, variables = :variables,
     media_header_url = :media_header_url, rendered_body = :rendered_body, status = :status,
     history = :history, provider_id = :provider_id, wa_id = :wa_id, failure_code = :failure_code,
-    failure_title = :failure_title, created_at = :created_at, updated_at = :updated_at
+    failure_title = :failure_title, pricing = :pricing, created_at = :created_at, updated_at = :updated_at,
+    sent_at = :sent_at, delivered_at = :delivered_at, read_at = :read_at, failed_at = :failed_at
 WHERE workspace_id = :workspace_id AND id = :id`
 	row, err := toMessageRow(m)
 	if err != nil {
@@ -209,8 +270,8 @@ WHERE workspace_id = :workspace_id AND id = :id`
 	return err
 }
 
-// CountMessagesByStatus counts a campaign's messages per current status;
-// statuses no message has are absent.
+// CountFailuresByCode counts a campaign's failed messages per provider
+// error code, 0 for failures without one.
 func (s *Store) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error) {
 	const q = `SELECT COALESCE(failure_code, 0) AS code, count(*) AS n FROM messages
 WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id AND status = 'failed'
@@ -229,7 +290,8 @@ GROUP BY COALESCE(failure_code, 0)`
 	return out, nil
 }
 
-// CountMessagesByStatus counts the campaign's messages per current status.
+// CountMessagesByStatus counts the campaign's messages per current status;
+// statuses no message has are absent.
 func (s *Store) CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error) {
 	const q = `SELECT status, count(*) AS n FROM messages
 WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id
@@ -250,4 +312,63 @@ GROUP BY status`
 		counts[st] = r.N
 	}
 	return counts, nil
+}
+
+// CountStatusTimeline counts the campaign's messages by the interval in
+// which they first reached each timeline status: accepted (queued) at
+// created_at, the others at the timeline columns every write derives from
+// domain.Message.ReachedAt. Intervals start at whole multiples of interval
+// since the Unix epoch, which for hours and days is domain.IntervalStart;
+// the window runs from the interval holding from to the one holding to,
+// both included. Only non-zero counts come back.
+func (s *Store) CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from, to time.Time, interval time.Duration) ([]domain.StatusCount, error) {
+	// One branch per status, each a range over the campaign's entries of
+	// messages_campaign_timeline; %[n]s is the dialect's Unix microseconds of
+	// each column.
+	const q = `SELECT status, bucket, count(*) AS n FROM (
+    SELECT 'queued' AS status, %[1]s / :interval_us AS bucket FROM messages
+    WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id AND created_at >= :lo AND created_at < :hi
+    UNION ALL
+    SELECT 'sent' AS status, %[2]s / :interval_us AS bucket FROM messages
+    WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id AND sent_at >= :lo AND sent_at < :hi
+    UNION ALL
+    SELECT 'delivered' AS status, %[3]s / :interval_us AS bucket FROM messages
+    WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id AND delivered_at >= :lo AND delivered_at < :hi
+    UNION ALL
+    SELECT 'read' AS status, %[4]s / :interval_us AS bucket FROM messages
+    WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id AND read_at >= :lo AND read_at < :hi
+    UNION ALL
+    SELECT 'failed' AS status, %[5]s / :interval_us AS bucket FROM messages
+    WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id AND failed_at >= :lo AND failed_at < :hi
+) t
+GROUP BY status, bucket`
+	if interval < time.Microsecond || interval%time.Microsecond != 0 {
+		return nil, domain.InvalidParameter("interval", "interval must be a positive whole number of microseconds")
+	}
+	lo, hi := domain.IntervalStart(from, interval), domain.IntervalStart(to, interval).Add(interval)
+	if !lo.Before(hi) {
+		return []domain.StatusCount{}, nil
+	}
+	query := fmt.Sprintf(q, s.d.unixMicros("created_at"), s.d.unixMicros("sent_at"),
+		s.d.unixMicros("delivered_at"), s.d.unixMicros("read_at"), s.d.unixMicros("failed_at"))
+	us := interval.Microseconds()
+	arg := map[string]any{"workspace_id": string(ws), "campaign_id": string(id), "interval_us": us,
+		"lo": newDBTime(lo), "hi": newDBTime(hi)}
+	var rows []struct {
+		Status string `db:"status"`
+		Bucket int64  `db:"bucket"`
+		N      int    `db:"n"`
+	}
+	if err := s.selectAll(ctx, &rows, query, arg); err != nil {
+		return nil, s.fail("count status timeline", err, nil)
+	}
+	out := make([]domain.StatusCount, 0, len(rows))
+	for _, r := range rows {
+		st, err := parseStored("message status", r.Status, domain.ParseMessageStatus)
+		if err != nil {
+			return nil, s.fail("count status timeline", err, nil)
+		}
+		out = append(out, domain.StatusCount{Status: st, Start: time.UnixMicro(r.Bucket * us).UTC(), Count: r.N})
+	}
+	return out, nil
 }

@@ -36,6 +36,7 @@ var provideStore = fx.Provide(fx.Annotate(New,
 	fx.As(new(ports.MessageRepository)),
 	fx.As(new(ports.MessageQueue)),
 	fx.As(new(ports.ConversationRepository)),
+	fx.As(new(ports.WebhookEventRepository)),
 	fx.As(new(ports.Transactor)),
 	fx.As(new(ports.Pinger)),
 ))

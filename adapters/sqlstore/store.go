@@ -33,6 +33,7 @@ var (
 	_ ports.MessageRepository      = (*Store)(nil)
 	_ ports.MessageQueue           = (*Store)(nil)
 	_ ports.ConversationRepository = (*Store)(nil)
+	_ ports.WebhookEventRepository = (*Store)(nil)
 	_ ports.Transactor             = (*Store)(nil)
 	_ ports.Pinger                 = (*Store)(nil)
 )

@@ -153,3 +153,14 @@ WHERE account = :account AND name = :name AND language = :language`
 	t, err := row.toDomain()
 	return t, s.fail("get template", err, nil)
 }
+
+// SetTemplateStatus records Meta's new status of one of the account's
+// templates; an unknown template stays unknown, without error. Only the
+// status changes: the rest is what the last sync read.
+func (s *Store) SetTemplateStatus(ctx context.Context, account, name, language string, status domain.TemplateStatus) error {
+	const q = `UPDATE templates SET status = :status
+WHERE account = :account AND name = :name AND language = :language`
+	arg := map[string]any{"account": account, "name": name, "language": language, "status": status.String()}
+	_, err := s.exec(ctx, q, arg)
+	return s.fail("set template status", err, nil)
+}

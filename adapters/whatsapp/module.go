@@ -22,3 +22,10 @@ var SenderModule = fx.Module("whatsapp.sender",
 var TemplateSourceModule = fx.Module("whatsapp.templates",
 	fx.Provide(func(c *Client) ports.TemplateSource { return c }),
 )
+
+// WebhookModule provides the webhook checks and decoding
+// (ports.WebhookDecoder). It needs a WebhookConfig, and not Module: webhooks
+// are received even when nothing is sent through the Cloud API.
+var WebhookModule = fx.Module("whatsapp.webhooks",
+	fx.Provide(fx.Annotate(NewWebhooks, fx.As(new(ports.WebhookDecoder)))),
+)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/heraldhq/herald/domain"
 )
 
 // Config is every setting of the binary. Each comes from a flag whose default
@@ -23,6 +25,8 @@ type Config struct {
 	WhatsAppWABAID       string
 	WhatsAppAppSecret    string
 	WhatsAppVerifyToken  string
+	OptOutKeywords       string
+	OptInKeywords        string
 	WhatsAppMPS          int
 	TemplateRefresh      time.Duration
 	MediaAllowedHosts    string
@@ -167,6 +171,16 @@ func settings(c *Config, logFormatDefault string) []setting {
 		},
 			get: func() string { return *p }}
 	}
+	keywords := func(p *string) codec {
+		return codec{set: func(s string) error {
+			if _, err := domain.NewOptKeywords(splitList(s), nil); err != nil {
+				return fmt.Errorf("%q: %s", s, err.(*domain.Error).Detail)
+			}
+			*p = s
+			return nil
+		},
+			get: func() string { return *p }}
+	}
 	mk := func(flag, env, def, usage string, secret bool, c codec) setting {
 		return setting{flag: flag, env: env, def: def, usage: usage, secret: secret, isBool: c.isBool, set: c.set, get: c.get}
 	}
@@ -179,10 +193,10 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("whatsapp-phone-number-id", "HERALD_WHATSAPP_PHONE_NUMBER_ID", "", "default sender number id", false, str(&c.WhatsAppPhoneID)),
 		mk("whatsapp-waba-id", "HERALD_WHATSAPP_WABA_ID", "", "business account id, for template sync", false, str(&c.WhatsAppWABAID)),
 		mk("whatsapp-template-refresh", "HERALD_WHATSAPP_TEMPLATE_REFRESH", "15m", "how often the server syncs templates from Meta, after one sync at start", false, dur(&c.TemplateRefresh)),
-		mk("whatsapp-app-secret", "HERALD_WHATSAPP_APP_SECRET", "", "webhook signature secret(s), comma-separated", true, str(&c.WhatsAppAppSecret)).
-			until("the webhook endpoint arrives"),
-		mk("whatsapp-verify-token", "HERALD_WHATSAPP_VERIFY_TOKEN", "", "webhook verification token", true, str(&c.WhatsAppVerifyToken)).
-			until("the webhook endpoint arrives"),
+		mk("whatsapp-app-secret", "HERALD_WHATSAPP_APP_SECRET", "", "webhook signature secret(s), comma-separated; without one every webhook call is refused", true, str(&c.WhatsAppAppSecret)),
+		mk("whatsapp-verify-token", "HERALD_WHATSAPP_VERIFY_TOKEN", "", "webhook verification token; without it the handshake is refused", true, str(&c.WhatsAppVerifyToken)),
+		mk("opt-out-keywords", "HERALD_OPT_OUT_KEYWORDS", strings.Join(domain.DefaultOptOutKeywords, ","), "comma-separated words that, sent alone by a contact, opt them out", false, keywords(&c.OptOutKeywords)),
+		mk("opt-in-keywords", "HERALD_OPT_IN_KEYWORDS", strings.Join(domain.DefaultOptInKeywords, ","), "comma-separated words that opt a contact back in", false, keywords(&c.OptInKeywords)),
 		mk("whatsapp-mps", "HERALD_WHATSAPP_MPS", "80", "messages per second per sender number, up to 1000", false, num(&c.WhatsAppMPS, 1, 1000)),
 		mk("media-allowed-hosts", "HERALD_MEDIA_ALLOWED_HOSTS", "", "host[:port] list exempt from the private-address block", false, str(&c.MediaAllowedHosts)).
 			until("media headers are fetched and inspected"),
@@ -294,4 +308,25 @@ func maskURL(s string) string {
 		u.RawQuery = q.Encode()
 	}
 	return strings.ReplaceAll(u.String(), placeholder, "****")
+}
+
+// splitList splits a comma-separated setting, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// optKeywords is the opt-out and opt-in keyword lists as the app takes
+// them; the two lists must not share a word.
+func (c *Config) optKeywords() (domain.OptKeywords, error) {
+	k, err := domain.NewOptKeywords(splitList(c.OptOutKeywords), splitList(c.OptInKeywords))
+	if err != nil {
+		return domain.OptKeywords{}, fmt.Errorf("HERALD_OPT_OUT_KEYWORDS and HERALD_OPT_IN_KEYWORDS: %s", err.(*domain.Error).Detail)
+	}
+	return k, nil
 }

@@ -37,17 +37,23 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 	if err != nil {
 		return nil, err
 	}
+	keywords, err := cfg.optKeywords()
+	if err != nil {
+		return nil, err
+	}
 	return fx.Options(
 		fx.Supply(
 			zaplog.Config{Format: cfg.LogFormat, Level: logLevel, Output: logOut},
 			sqlstore.Config{DatabaseURL: cfg.DatabaseURL, MaxOpenConns: cfg.DatabaseMaxOpenConns},
 			app.Config{KeyCacheTTL: cfg.KeyCacheTTL, LeaseDuration: cfg.LeaseDuration, LiveMPS: cfg.WhatsAppMPS,
-				TemplateRefresh: cfg.TemplateRefresh},
+				TemplateRefresh: cfg.TemplateRefresh, OptKeywords: keywords},
+			whatsapp.WebhookConfig{AppSecrets: splitList(cfg.WhatsAppAppSecret), VerifyToken: cfg.WhatsAppVerifyToken},
 		),
 		zaplog.Module,
 		system.Module,
 		store,
 		app.Module,
+		whatsapp.WebhookModule,
 		cloudAPI(cfg),
 	), nil
 }

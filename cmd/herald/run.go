@@ -32,6 +32,8 @@ Usage:
       (without --body the synced template's header, body and footer are used)
   herald campaigns list [--workspace ID]
   herald campaigns activate ID | pause ID
+  herald webhooks replay [--id ID | --since TIME]
+      (without flags: every webhook event not applied yet)
   herald version
 
 Every command takes --json (one JSON value on stdout) and the server's settings;
@@ -106,6 +108,8 @@ func dispatch(e env, args []string) error {
 		return campaignsSetStatus(e, rest[1:], domain.CampaignActive)
 	case "campaigns pause":
 		return campaignsSetStatus(e, rest[1:], domain.CampaignPaused)
+	case "webhooks replay":
+		return webhooksReplay(e, rest[1:])
 	case "version " + sub:
 		fmt.Fprintln(e.stdout, version)
 		return nil

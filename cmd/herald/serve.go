@@ -88,4 +88,11 @@ func logStart(log *zap.Logger, cfg *Config) {
 	} else if cfg.whatsApp().Configured() {
 		log.Warn("templates are not synced: set HERALD_WHATSAPP_WABA_ID so campaigns follow Meta's template statuses")
 	}
+	switch {
+	case cfg.WhatsAppAppSecret == "" && cfg.whatsApp().Configured():
+		log.Warn("Meta's webhooks are refused: set HERALD_WHATSAPP_APP_SECRET (and HERALD_WHATSAPP_VERIFY_TOKEN) to receive delivery statuses and replies at /v1/webhooks/whatsapp")
+	case cfg.WhatsAppAppSecret != "":
+		log.Info("Meta's webhooks are received at /v1/webhooks/whatsapp", zap.Int("app_secrets", len(splitList(cfg.WhatsAppAppSecret))),
+			zap.Bool("verify_token_set", cfg.WhatsAppVerifyToken != ""))
+	}
 }

@@ -29,6 +29,9 @@ var _ ports.ContactRepository = &ContactRepositoryMock{}
 //			GetContactByPhoneFunc: func(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error) {
 //				panic("mock out the GetContactByPhone method")
 //			},
+//			ListContactsByPhoneFunc: func(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error) {
+//				panic("mock out the ListContactsByPhone method")
+//			},
 //			UpdateContactFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error) {
 //				panic("mock out the UpdateContact method")
 //			},
@@ -47,6 +50,9 @@ type ContactRepositoryMock struct {
 
 	// GetContactByPhoneFunc mocks the GetContactByPhone method.
 	GetContactByPhoneFunc func(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error)
+
+	// ListContactsByPhoneFunc mocks the ListContactsByPhone method.
+	ListContactsByPhoneFunc func(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error)
 
 	// UpdateContactFunc mocks the UpdateContact method.
 	UpdateContactFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error)
@@ -78,6 +84,13 @@ type ContactRepositoryMock struct {
 			// Phone is the phone argument value.
 			Phone domain.PhoneNumber
 		}
+		// ListContactsByPhone holds details about calls to the ListContactsByPhone method.
+		ListContactsByPhone []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Phone is the phone argument value.
+			Phone domain.PhoneNumber
+		}
 		// UpdateContact holds details about calls to the UpdateContact method.
 		UpdateContact []struct {
 			// Ctx is the ctx argument value.
@@ -90,10 +103,11 @@ type ContactRepositoryMock struct {
 			Fn func(*domain.Contact) error
 		}
 	}
-	lockCreateContact     sync.RWMutex
-	lockGetContact        sync.RWMutex
-	lockGetContactByPhone sync.RWMutex
-	lockUpdateContact     sync.RWMutex
+	lockCreateContact       sync.RWMutex
+	lockGetContact          sync.RWMutex
+	lockGetContactByPhone   sync.RWMutex
+	lockListContactsByPhone sync.RWMutex
+	lockUpdateContact       sync.RWMutex
 }
 
 // CreateContact calls CreateContactFunc.
@@ -209,6 +223,42 @@ func (mock *ContactRepositoryMock) GetContactByPhoneCalls() []struct {
 	mock.lockGetContactByPhone.RLock()
 	calls = mock.calls.GetContactByPhone
 	mock.lockGetContactByPhone.RUnlock()
+	return calls
+}
+
+// ListContactsByPhone calls ListContactsByPhoneFunc.
+func (mock *ContactRepositoryMock) ListContactsByPhone(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error) {
+	if mock.ListContactsByPhoneFunc == nil {
+		panic("ContactRepositoryMock.ListContactsByPhoneFunc: method is nil but ContactRepository.ListContactsByPhone was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Phone domain.PhoneNumber
+	}{
+		Ctx:   ctx,
+		Phone: phone,
+	}
+	mock.lockListContactsByPhone.Lock()
+	mock.calls.ListContactsByPhone = append(mock.calls.ListContactsByPhone, callInfo)
+	mock.lockListContactsByPhone.Unlock()
+	return mock.ListContactsByPhoneFunc(ctx, phone)
+}
+
+// ListContactsByPhoneCalls gets all the calls that were made to ListContactsByPhone.
+// Check the length with:
+//
+//	len(mockedContactRepository.ListContactsByPhoneCalls())
+func (mock *ContactRepositoryMock) ListContactsByPhoneCalls() []struct {
+	Ctx   context.Context
+	Phone domain.PhoneNumber
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Phone domain.PhoneNumber
+	}
+	mock.lockListContactsByPhone.RLock()
+	calls = mock.calls.ListContactsByPhone
+	mock.lockListContactsByPhone.RUnlock()
 	return calls
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"sync"
+	"time"
 )
 
 // Ensure, that MessageRepositoryMock does implement ports.MessageRepository.
@@ -26,6 +27,9 @@ var _ ports.MessageRepository = &MessageRepositoryMock{}
 //			CountMessagesByStatusFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error) {
 //				panic("mock out the CountMessagesByStatus method")
 //			},
+//			CountStatusTimelineFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from time.Time, to time.Time, interval time.Duration) ([]domain.StatusCount, error) {
+//				panic("mock out the CountStatusTimeline method")
+//			},
 //			CreateMessageFunc: func(ctx context.Context, m domain.Message) error {
 //				panic("mock out the CreateMessage method")
 //			},
@@ -34,6 +38,15 @@ var _ ports.MessageRepository = &MessageRepositoryMock{}
 //			},
 //			LocateMessageFunc: func(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error) {
 //				panic("mock out the LocateMessage method")
+//			},
+//			ParkStatusFunc: func(ctx context.Context, e ports.StatusEvent, parkedAt time.Time) error {
+//				panic("mock out the ParkStatus method")
+//			},
+//			PurgeParkedStatusesFunc: func(ctx context.Context, before time.Time) (int, error) {
+//				panic("mock out the PurgeParkedStatuses method")
+//			},
+//			TakeParkedStatusesFunc: func(ctx context.Context, providerID string) ([]ports.StatusEvent, error) {
+//				panic("mock out the TakeParkedStatuses method")
 //			},
 //			UpdateMessageFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID, fn func(*domain.Message) error) (domain.Message, error) {
 //				panic("mock out the UpdateMessage method")
@@ -51,6 +64,9 @@ type MessageRepositoryMock struct {
 	// CountMessagesByStatusFunc mocks the CountMessagesByStatus method.
 	CountMessagesByStatusFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error)
 
+	// CountStatusTimelineFunc mocks the CountStatusTimeline method.
+	CountStatusTimelineFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from time.Time, to time.Time, interval time.Duration) ([]domain.StatusCount, error)
+
 	// CreateMessageFunc mocks the CreateMessage method.
 	CreateMessageFunc func(ctx context.Context, m domain.Message) error
 
@@ -59,6 +75,15 @@ type MessageRepositoryMock struct {
 
 	// LocateMessageFunc mocks the LocateMessage method.
 	LocateMessageFunc func(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error)
+
+	// ParkStatusFunc mocks the ParkStatus method.
+	ParkStatusFunc func(ctx context.Context, e ports.StatusEvent, parkedAt time.Time) error
+
+	// PurgeParkedStatusesFunc mocks the PurgeParkedStatuses method.
+	PurgeParkedStatusesFunc func(ctx context.Context, before time.Time) (int, error)
+
+	// TakeParkedStatusesFunc mocks the TakeParkedStatuses method.
+	TakeParkedStatusesFunc func(ctx context.Context, providerID string) ([]ports.StatusEvent, error)
 
 	// UpdateMessageFunc mocks the UpdateMessage method.
 	UpdateMessageFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID, fn func(*domain.Message) error) (domain.Message, error)
@@ -82,6 +107,21 @@ type MessageRepositoryMock struct {
 			Ws domain.WorkspaceID
 			// ID is the id argument value.
 			ID domain.CampaignID
+		}
+		// CountStatusTimeline holds details about calls to the CountStatusTimeline method.
+		CountStatusTimeline []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Ws is the ws argument value.
+			Ws domain.WorkspaceID
+			// ID is the id argument value.
+			ID domain.CampaignID
+			// From is the from argument value.
+			From time.Time
+			// To is the to argument value.
+			To time.Time
+			// Interval is the interval argument value.
+			Interval time.Duration
 		}
 		// CreateMessage holds details about calls to the CreateMessage method.
 		CreateMessage []struct {
@@ -108,6 +148,29 @@ type MessageRepositoryMock struct {
 			// ProviderID is the providerID argument value.
 			ProviderID string
 		}
+		// ParkStatus holds details about calls to the ParkStatus method.
+		ParkStatus []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// E is the e argument value.
+			E ports.StatusEvent
+			// ParkedAt is the parkedAt argument value.
+			ParkedAt time.Time
+		}
+		// PurgeParkedStatuses holds details about calls to the PurgeParkedStatuses method.
+		PurgeParkedStatuses []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Before is the before argument value.
+			Before time.Time
+		}
+		// TakeParkedStatuses holds details about calls to the TakeParkedStatuses method.
+		TakeParkedStatuses []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// ProviderID is the providerID argument value.
+			ProviderID string
+		}
 		// UpdateMessage holds details about calls to the UpdateMessage method.
 		UpdateMessage []struct {
 			// Ctx is the ctx argument value.
@@ -122,9 +185,13 @@ type MessageRepositoryMock struct {
 	}
 	lockCountFailuresByCode   sync.RWMutex
 	lockCountMessagesByStatus sync.RWMutex
+	lockCountStatusTimeline   sync.RWMutex
 	lockCreateMessage         sync.RWMutex
 	lockGetMessage            sync.RWMutex
 	lockLocateMessage         sync.RWMutex
+	lockParkStatus            sync.RWMutex
+	lockPurgeParkedStatuses   sync.RWMutex
+	lockTakeParkedStatuses    sync.RWMutex
 	lockUpdateMessage         sync.RWMutex
 }
 
@@ -205,6 +272,58 @@ func (mock *MessageRepositoryMock) CountMessagesByStatusCalls() []struct {
 	mock.lockCountMessagesByStatus.RLock()
 	calls = mock.calls.CountMessagesByStatus
 	mock.lockCountMessagesByStatus.RUnlock()
+	return calls
+}
+
+// CountStatusTimeline calls CountStatusTimelineFunc.
+func (mock *MessageRepositoryMock) CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from time.Time, to time.Time, interval time.Duration) ([]domain.StatusCount, error) {
+	if mock.CountStatusTimelineFunc == nil {
+		panic("MessageRepositoryMock.CountStatusTimelineFunc: method is nil but MessageRepository.CountStatusTimeline was just called")
+	}
+	callInfo := struct {
+		Ctx      context.Context
+		Ws       domain.WorkspaceID
+		ID       domain.CampaignID
+		From     time.Time
+		To       time.Time
+		Interval time.Duration
+	}{
+		Ctx:      ctx,
+		Ws:       ws,
+		ID:       id,
+		From:     from,
+		To:       to,
+		Interval: interval,
+	}
+	mock.lockCountStatusTimeline.Lock()
+	mock.calls.CountStatusTimeline = append(mock.calls.CountStatusTimeline, callInfo)
+	mock.lockCountStatusTimeline.Unlock()
+	return mock.CountStatusTimelineFunc(ctx, ws, id, from, to, interval)
+}
+
+// CountStatusTimelineCalls gets all the calls that were made to CountStatusTimeline.
+// Check the length with:
+//
+//	len(mockedMessageRepository.CountStatusTimelineCalls())
+func (mock *MessageRepositoryMock) CountStatusTimelineCalls() []struct {
+	Ctx      context.Context
+	Ws       domain.WorkspaceID
+	ID       domain.CampaignID
+	From     time.Time
+	To       time.Time
+	Interval time.Duration
+} {
+	var calls []struct {
+		Ctx      context.Context
+		Ws       domain.WorkspaceID
+		ID       domain.CampaignID
+		From     time.Time
+		To       time.Time
+		Interval time.Duration
+	}
+	mock.lockCountStatusTimeline.RLock()
+	calls = mock.calls.CountStatusTimeline
+	mock.lockCountStatusTimeline.RUnlock()
 	return calls
 }
 
@@ -321,6 +440,118 @@ func (mock *MessageRepositoryMock) LocateMessageCalls() []struct {
 	mock.lockLocateMessage.RLock()
 	calls = mock.calls.LocateMessage
 	mock.lockLocateMessage.RUnlock()
+	return calls
+}
+
+// ParkStatus calls ParkStatusFunc.
+func (mock *MessageRepositoryMock) ParkStatus(ctx context.Context, e ports.StatusEvent, parkedAt time.Time) error {
+	if mock.ParkStatusFunc == nil {
+		panic("MessageRepositoryMock.ParkStatusFunc: method is nil but MessageRepository.ParkStatus was just called")
+	}
+	callInfo := struct {
+		Ctx      context.Context
+		E        ports.StatusEvent
+		ParkedAt time.Time
+	}{
+		Ctx:      ctx,
+		E:        e,
+		ParkedAt: parkedAt,
+	}
+	mock.lockParkStatus.Lock()
+	mock.calls.ParkStatus = append(mock.calls.ParkStatus, callInfo)
+	mock.lockParkStatus.Unlock()
+	return mock.ParkStatusFunc(ctx, e, parkedAt)
+}
+
+// ParkStatusCalls gets all the calls that were made to ParkStatus.
+// Check the length with:
+//
+//	len(mockedMessageRepository.ParkStatusCalls())
+func (mock *MessageRepositoryMock) ParkStatusCalls() []struct {
+	Ctx      context.Context
+	E        ports.StatusEvent
+	ParkedAt time.Time
+} {
+	var calls []struct {
+		Ctx      context.Context
+		E        ports.StatusEvent
+		ParkedAt time.Time
+	}
+	mock.lockParkStatus.RLock()
+	calls = mock.calls.ParkStatus
+	mock.lockParkStatus.RUnlock()
+	return calls
+}
+
+// PurgeParkedStatuses calls PurgeParkedStatusesFunc.
+func (mock *MessageRepositoryMock) PurgeParkedStatuses(ctx context.Context, before time.Time) (int, error) {
+	if mock.PurgeParkedStatusesFunc == nil {
+		panic("MessageRepositoryMock.PurgeParkedStatusesFunc: method is nil but MessageRepository.PurgeParkedStatuses was just called")
+	}
+	callInfo := struct {
+		Ctx    context.Context
+		Before time.Time
+	}{
+		Ctx:    ctx,
+		Before: before,
+	}
+	mock.lockPurgeParkedStatuses.Lock()
+	mock.calls.PurgeParkedStatuses = append(mock.calls.PurgeParkedStatuses, callInfo)
+	mock.lockPurgeParkedStatuses.Unlock()
+	return mock.PurgeParkedStatusesFunc(ctx, before)
+}
+
+// PurgeParkedStatusesCalls gets all the calls that were made to PurgeParkedStatuses.
+// Check the length with:
+//
+//	len(mockedMessageRepository.PurgeParkedStatusesCalls())
+func (mock *MessageRepositoryMock) PurgeParkedStatusesCalls() []struct {
+	Ctx    context.Context
+	Before time.Time
+} {
+	var calls []struct {
+		Ctx    context.Context
+		Before time.Time
+	}
+	mock.lockPurgeParkedStatuses.RLock()
+	calls = mock.calls.PurgeParkedStatuses
+	mock.lockPurgeParkedStatuses.RUnlock()
+	return calls
+}
+
+// TakeParkedStatuses calls TakeParkedStatusesFunc.
+func (mock *MessageRepositoryMock) TakeParkedStatuses(ctx context.Context, providerID string) ([]ports.StatusEvent, error) {
+	if mock.TakeParkedStatusesFunc == nil {
+		panic("MessageRepositoryMock.TakeParkedStatusesFunc: method is nil but MessageRepository.TakeParkedStatuses was just called")
+	}
+	callInfo := struct {
+		Ctx        context.Context
+		ProviderID string
+	}{
+		Ctx:        ctx,
+		ProviderID: providerID,
+	}
+	mock.lockTakeParkedStatuses.Lock()
+	mock.calls.TakeParkedStatuses = append(mock.calls.TakeParkedStatuses, callInfo)
+	mock.lockTakeParkedStatuses.Unlock()
+	return mock.TakeParkedStatusesFunc(ctx, providerID)
+}
+
+// TakeParkedStatusesCalls gets all the calls that were made to TakeParkedStatuses.
+// Check the length with:
+//
+//	len(mockedMessageRepository.TakeParkedStatusesCalls())
+func (mock *MessageRepositoryMock) TakeParkedStatusesCalls() []struct {
+	Ctx        context.Context
+	ProviderID string
+} {
+	var calls []struct {
+		Ctx        context.Context
+		ProviderID string
+	}
+	mock.lockTakeParkedStatuses.RLock()
+	calls = mock.calls.TakeParkedStatuses
+	mock.lockTakeParkedStatuses.RUnlock()
 	return calls
 }
 

@@ -29,6 +29,9 @@ var _ ports.TemplateRepository = &TemplateRepositoryMock{}
 //			ReplaceTemplatesFunc: func(ctx context.Context, account string, ts []domain.SyncedTemplate) error {
 //				panic("mock out the ReplaceTemplates method")
 //			},
+//			SetTemplateStatusFunc: func(ctx context.Context, account string, name string, language string, status domain.TemplateStatus) error {
+//				panic("mock out the SetTemplateStatus method")
+//			},
 //		}
 //
 //		// use mockedTemplateRepository in code that requires ports.TemplateRepository
@@ -44,6 +47,9 @@ type TemplateRepositoryMock struct {
 
 	// ReplaceTemplatesFunc mocks the ReplaceTemplates method.
 	ReplaceTemplatesFunc func(ctx context.Context, account string, ts []domain.SyncedTemplate) error
+
+	// SetTemplateStatusFunc mocks the SetTemplateStatus method.
+	SetTemplateStatusFunc func(ctx context.Context, account string, name string, language string, status domain.TemplateStatus) error
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -74,10 +80,24 @@ type TemplateRepositoryMock struct {
 			// Ts is the ts argument value.
 			Ts []domain.SyncedTemplate
 		}
+		// SetTemplateStatus holds details about calls to the SetTemplateStatus method.
+		SetTemplateStatus []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Account is the account argument value.
+			Account string
+			// Name is the name argument value.
+			Name string
+			// Language is the language argument value.
+			Language string
+			// Status is the status argument value.
+			Status domain.TemplateStatus
+		}
 	}
-	lockGetTemplate      sync.RWMutex
-	lockListTemplates    sync.RWMutex
-	lockReplaceTemplates sync.RWMutex
+	lockGetTemplate       sync.RWMutex
+	lockListTemplates     sync.RWMutex
+	lockReplaceTemplates  sync.RWMutex
+	lockSetTemplateStatus sync.RWMutex
 }
 
 // GetTemplate calls GetTemplateFunc.
@@ -197,5 +217,53 @@ func (mock *TemplateRepositoryMock) ReplaceTemplatesCalls() []struct {
 	mock.lockReplaceTemplates.RLock()
 	calls = mock.calls.ReplaceTemplates
 	mock.lockReplaceTemplates.RUnlock()
+	return calls
+}
+
+// SetTemplateStatus calls SetTemplateStatusFunc.
+func (mock *TemplateRepositoryMock) SetTemplateStatus(ctx context.Context, account string, name string, language string, status domain.TemplateStatus) error {
+	if mock.SetTemplateStatusFunc == nil {
+		panic("TemplateRepositoryMock.SetTemplateStatusFunc: method is nil but TemplateRepository.SetTemplateStatus was just called")
+	}
+	callInfo := struct {
+		Ctx      context.Context
+		Account  string
+		Name     string
+		Language string
+		Status   domain.TemplateStatus
+	}{
+		Ctx:      ctx,
+		Account:  account,
+		Name:     name,
+		Language: language,
+		Status:   status,
+	}
+	mock.lockSetTemplateStatus.Lock()
+	mock.calls.SetTemplateStatus = append(mock.calls.SetTemplateStatus, callInfo)
+	mock.lockSetTemplateStatus.Unlock()
+	return mock.SetTemplateStatusFunc(ctx, account, name, language, status)
+}
+
+// SetTemplateStatusCalls gets all the calls that were made to SetTemplateStatus.
+// Check the length with:
+//
+//	len(mockedTemplateRepository.SetTemplateStatusCalls())
+func (mock *TemplateRepositoryMock) SetTemplateStatusCalls() []struct {
+	Ctx      context.Context
+	Account  string
+	Name     string
+	Language string
+	Status   domain.TemplateStatus
+} {
+	var calls []struct {
+		Ctx      context.Context
+		Account  string
+		Name     string
+		Language string
+		Status   domain.TemplateStatus
+	}
+	mock.lockSetTemplateStatus.RLock()
+	calls = mock.calls.SetTemplateStatus
+	mock.lockSetTemplateStatus.RUnlock()
 	return calls
 }

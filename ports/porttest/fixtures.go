@@ -3,6 +3,8 @@ package porttest
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -193,12 +195,23 @@ func NewOutboundEntry(m domain.Message, ct domain.Contact) domain.Entry {
 	return domain.OutboundEntry(domain.EntryID(NewID(domain.PrefixEntry)), m, ct)
 }
 
-// NewInboundEntry returns an entry for a message the contact wrote.
+// NewInboundEntry returns the entry for a text message the contact wrote,
+// with a fresh wamid.
 func NewInboundEntry(ct domain.Contact, body string) domain.Entry {
-	return domain.Entry{
-		ID: domain.EntryID(NewID(domain.PrefixEntry)), Workspace: ct.Workspace, ContactID: ct.ID,
-		ConversationID: ct.ConversationID, Direction: domain.Inbound, Body: body, CreatedAt: Now(),
-	}
+	return domain.InboundEntry(domain.EntryID(NewID(domain.PrefixEntry)), ct,
+		domain.InboundMessage{ProviderID: NewWamid(), Kind: domain.KindText, Text: body, At: Now()}, "")
+}
+
+// NewWamid returns a fresh random message id in the form of Meta's.
+func NewWamid() string { return "wamid." + NewID("x") }
+
+// NewWebhookEvent returns a webhook event with a fresh random body,
+// received at the given time, not yet stored.
+func NewWebhookEvent(receivedAt time.Time) domain.WebhookEvent {
+	body := []byte(`{"object":"whatsapp_business_account","entry":[{"id":"` + NewID("waba") + `"}]}`)
+	sum := sha256.Sum256(body)
+	return domain.NewWebhookEvent(domain.WebhookEventID(NewID(domain.PrefixWebhookEvent)), body,
+		hex.EncodeToString(sum[:]), receivedAt)
 }
 
 // cmpOptions compare domain values: unexported enum fields are compared, nil
@@ -350,6 +363,7 @@ func cloneContact(c domain.Contact) domain.Contact {
 	c.Attributes = maps.Clone(c.Attributes)
 	c.Tags = slices.Clone(c.Tags)
 	c.LastMessageAt = clonePtr(c.LastMessageAt)
+	c.OptOutChangedAt = clonePtr(c.OptOutChangedAt)
 	return c
 }
 
@@ -357,7 +371,19 @@ func cloneMessage(m domain.Message) domain.Message {
 	m.Variables = slices.Clone(m.Variables)
 	m.History = slices.Clone(m.History)
 	m.Failure = clonePtr(m.Failure)
+	m.Pricing = clonePtr(m.Pricing)
 	return m
+}
+
+func cloneEntry(e domain.Entry) domain.Entry {
+	e.Media = clonePtr(e.Media)
+	return e
+}
+
+func cloneEvent(e domain.WebhookEvent) domain.WebhookEvent {
+	e.Body = slices.Clone(e.Body)
+	e.AppliedAt = clonePtr(e.AppliedAt)
+	return e
 }
 
 func clonePtr[T any](p *T) *T {

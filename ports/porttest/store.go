@@ -17,6 +17,7 @@ type Store interface {
 	ports.MessageRepository
 	ports.MessageQueue
 	ports.ConversationRepository
+	ports.WebhookEventRepository
 	ports.Transactor
 	ports.Pinger
 }
@@ -33,7 +34,12 @@ type storeTest struct {
 // function has returned.
 //
 // Cases are isolated without truncation: each works in its own fresh, random
-// workspace, so all of them run in parallel on the shared store. The queue
+// workspace, so all of them run in parallel on the shared store. What does
+// not belong to a workspace is isolated the same way: templates by a random
+// account, parked statuses by random wamids, webhook events by a random,
+// never-reused window of receipt times that every listing filters on. The
+// one global purge (PurgeParkedStatuses) reaches only events parked decades
+// ago, which no other case parks. The queue
 // is the exception, because ClaimMessages looks across workspaces: the Queue
 // cases run first and one after another, and only then do the parallel cases
 // start. The queue cases only ever assert about their own messages, so a
@@ -61,6 +67,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Contacts", contactTests},
 		{"Messages", messageTests},
 		{"Conversations", conversationTests},
+		{"Webhooks", webhookTests},
 		{"Tx", txTests},
 	}
 	for _, g := range groups {

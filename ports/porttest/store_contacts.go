@@ -1,7 +1,9 @@
 package porttest
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,13 +18,18 @@ var contactTests = []storeTest{
 	{"Update", testContactUpdate},
 	{"UpdateError", testContactUpdateError},
 	{"Copies", testContactCopies},
+	{"ListByPhone", testContactListByPhone},
 }
 
 func testContactRoundTrip(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	full := NewContact(t, f.ws)
-	full.OptedOut = true
+	full.RecordInbound("447700900123", "Asha 🌸", Now().Add(-time.Minute), Now())
+	full.SetOptOut(true, Now().Add(-time.Second), Now())
 	full.Touch(Now().Add(time.Second))
+	if full.WaID == "" || full.ProfileName == "" || full.OptOutChangedAt == nil {
+		t.Fatalf("the full contact lacks a field the round trip must cover: %+v", full)
+	}
 	bare := domain.NewContact(domain.ContactID(NewID(domain.PrefixContact)),
 		domain.ConversationID(NewID(domain.PrefixConversation)), f.ws, RandomPhone(), Now())
 	for _, c := range []domain.Contact{full, bare} {
@@ -122,6 +129,7 @@ func testContactUpdate(t *testing.T, s Store) {
 		if err := c.ApplySync(upd, at); err != nil {
 			return err
 		}
+		c.RecordInbound("447700900123", "Asha", at, at)
 		c.Touch(at)
 		return nil
 	}
@@ -139,6 +147,24 @@ func testContactUpdate(t *testing.T, s Store) {
 		t.Fatalf("GetContactByPhone: %v", err)
 	}
 	mustEqual(t, "updated contact read back", want, read)
+
+	// An opt-in later on: the opt-out time moves, the profile stays.
+	later := at.Add(time.Minute)
+	want2 := cloneContact(want)
+	want2.SetOptOut(false, later, later)
+	got, err = s.UpdateContact(f.ctx, f.ws, c.ID, func(c *domain.Contact) error {
+		c.SetOptOut(false, later, later)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("UpdateContact: %v", err)
+	}
+	mustEqual(t, "contact after opting in", want2, got)
+	read, err = s.GetContact(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("GetContact: %v", err)
+	}
+	mustEqual(t, "contact after opting in, read back", want2, read)
 }
 
 func testContactUpdateError(t *testing.T, s Store) {
@@ -166,6 +192,7 @@ func testContactCopies(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	c := NewContact(t, f.ws)
 	c.Touch(Now())
+	c.SetOptOut(true, Now(), Now())
 	want := cloneContact(c)
 	if err := s.CreateContact(f.ctx, c); err != nil {
 		t.Fatalf("CreateContact: %v", err)
@@ -173,6 +200,7 @@ func testContactCopies(t *testing.T, s Store) {
 	c.Attributes["city"] = "changed"
 	c.Tags[0] = "changed"
 	*c.LastMessageAt = c.LastMessageAt.Add(time.Hour)
+	*c.OptOutChangedAt = c.OptOutChangedAt.Add(time.Hour)
 	got, err := s.GetContact(f.ctx, f.ws, c.ID)
 	if err != nil {
 		t.Fatalf("GetContact: %v", err)
@@ -181,9 +209,49 @@ func testContactCopies(t *testing.T, s Store) {
 	got.Attributes["city"] = "changed"
 	got.Tags[0] = "changed"
 	*got.LastMessageAt = got.LastMessageAt.Add(time.Hour)
+	*got.OptOutChangedAt = got.OptOutChangedAt.Add(time.Hour)
 	again, err := s.GetContact(f.ctx, f.ws, c.ID)
 	if err != nil {
 		t.Fatalf("GetContact: %v", err)
 	}
 	mustEqual(t, "contact after changing a read value", want, again)
+}
+
+// ListContactsByPhone finds the number's contacts in every workspace, the
+// most recently active first, those without a last message last, and ties
+// by id; contacts with another number are not listed.
+func testContactListByPhone(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	phone, base := RandomPhone(), Now()
+	create := func(ws domain.WorkspaceID, last *time.Time) domain.Contact {
+		t.Helper()
+		c := newContactWithPhone(t, ws, phone)
+		if last != nil {
+			c.RecordInbound("", "", *last, *last)
+		}
+		if err := s.CreateContact(f.ctx, c); err != nil {
+			t.Fatalf("CreateContact: %v", err)
+		}
+		return cloneContact(c)
+	}
+	at := func(d time.Duration) *time.Time { t := base.Add(d); return &t }
+	older := []domain.Contact{create(f.ws, at(time.Minute)), create(f.otherWorkspace(), at(time.Minute))}
+	latest := create(f.otherWorkspace(), at(time.Hour))
+	never := []domain.Contact{create(f.otherWorkspace(), nil), create(f.otherWorkspace(), nil)}
+	f.contact() // another number in the same workspace
+	byID := func(a, b domain.Contact) int { return cmp.Compare(a.ID, b.ID) }
+	slices.SortFunc(older, byID)
+	slices.SortFunc(never, byID)
+	want := append(append([]domain.Contact{latest}, older...), never...)
+
+	got, err := s.ListContactsByPhone(f.ctx, phone)
+	if err != nil {
+		t.Fatalf("ListContactsByPhone: %v", err)
+	}
+	mustEqual(t, "contacts with the number", want, got)
+
+	got, err = s.ListContactsByPhone(f.ctx, RandomPhone())
+	if err != nil || len(got) != 0 {
+		t.Fatalf("ListContactsByPhone of an unknown number = %d contacts, %v; want none", len(got), err)
+	}
 }

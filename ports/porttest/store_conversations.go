@@ -1,7 +1,11 @@
 package porttest
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,26 +19,60 @@ var conversationTests = []storeTest{
 	{"UnknownContact", testEntriesUnknownContact},
 	{"OtherWorkspace", testEntriesOtherWorkspace},
 	{"List", testEntriesList},
+	{"DuplicateProviderID", testEntryDuplicateProviderID},
+	{"DuplicateProviderIDInTx", testEntryDuplicateProviderIDInTx},
 }
 
+// Every kind of entry round-trips: an outbound template, inbound text, an
+// image with a caption answering a message, and a tapped button with its
+// payload.
 func testEntryRoundTrip(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	ct := f.contact()
 	m := f.message(f.campaign(), ct)
 	out := f.entry(NewOutboundEntry(m, ct))
-	in := f.entry(NewInboundEntry(ct, "Thanks! 👍"))
+	text := f.entry(NewInboundEntry(ct, "Thanks! 👍"))
+	image := domain.InboundEntry(domain.EntryID(NewID(domain.PrefixEntry)), ct, domain.InboundMessage{
+		ProviderID: NewWamid(), Kind: domain.KindDocument, Text: "the invoice",
+		Media: &domain.Attachment{ID: "1234567890", MimeType: "application/pdf",
+			SHA256: "u6M2bCVpZnZqFZy0AodDNe3bq2OcMWJrK2gJb0JyrCs=", Filename: "invoice.pdf"},
+		ReplyTo: NewWamid(), At: Now(),
+	}, m.ID)
+	written := cloneEntry(image)
+	f.entry(written)
+	written.Media.Filename = "changed.pdf" // the store keeps its own copy
+	button := f.entry(domain.InboundEntry(domain.EntryID(NewID(domain.PrefixEntry)), ct, domain.InboundMessage{
+		ProviderID: NewWamid(), Kind: domain.KindButton, Text: "Stop promotions", Payload: "STOP", At: Now(),
+	}, m.ID))
+	if out.Kind != domain.KindTemplate || text.Kind != domain.KindText || text.ProviderID == "" {
+		t.Fatalf("the fixtures do not cover the kinds: outbound %q, inbound %q %q", out.Kind, text.Kind, text.ProviderID)
+	}
+	byID := map[domain.EntryID]domain.Entry{}
+	for _, e := range []domain.Entry{out, text, image, button} {
+		byID[e.ID] = e
+	}
+	var want []domain.Entry
+	for _, id := range sortedDesc(slices.Collect(maps.Keys(byID))) {
+		want = append(want, byID[id])
+	}
 	got, cursor, err := s.ListEntries(f.ctx, f.ws, ct.ID, ports.Page{Limit: 10})
 	if err != nil {
 		t.Fatalf("ListEntries: %v", err)
-	}
-	want := []domain.Entry{out, in}
-	if in.ID > out.ID {
-		want = []domain.Entry{in, out}
 	}
 	mustEqual(t, "entries", want, got)
 	if cursor != "" {
 		t.Fatalf("cursor = %q on the only page, want empty", cursor)
 	}
+	for _, e := range got {
+		if e.Media != nil {
+			e.Media.Filename = "changed.pdf"
+		}
+	}
+	again, _, err := s.ListEntries(f.ctx, f.ws, ct.ID, ports.Page{Limit: 10})
+	if err != nil {
+		t.Fatalf("ListEntries: %v", err)
+	}
+	mustEqual(t, "entries after changing those read", want, again)
 }
 
 // Outbound entries carry their message's current status when read.
@@ -110,4 +148,79 @@ func testEntriesList(t *testing.T, s Store) {
 		})
 		mustEqual(t, "entries listed in pages", want, got)
 	}
+}
+
+// listThread returns a contact's whole thread (at most 100 entries).
+func listThread(t *testing.T, s ports.ConversationRepository, ws domain.WorkspaceID, ct domain.ContactID) []domain.Entry {
+	t.Helper()
+	got, _, err := s.ListEntries(t.Context(), ws, ct, ports.Page{Limit: 100})
+	if err != nil {
+		t.Fatalf("ListEntries: %v", err)
+	}
+	return got
+}
+
+// An inbound message is recorded once per workspace: a second entry with
+// its wamid is a conflict and is not stored. Another workspace records the
+// same wamid for its own contact.
+func testEntryDuplicateProviderID(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	ct := f.contact()
+	first := f.entry(NewInboundEntry(ct, "hello"))
+	dup := NewInboundEntry(ct, "hello")
+	dup.ProviderID = first.ProviderID
+	mustBe(t, "AppendEntry with a recorded wamid", s.AppendEntry(f.ctx, dup), domain.ErrConflict)
+	mustEqual(t, "thread after the duplicate", []domain.Entry{first}, listThread(t, s, f.ws, ct.ID))
+
+	other := f.otherWorkspace()
+	theirs := newContactWithPhone(t, other, ct.Phone)
+	if err := s.CreateContact(f.ctx, theirs); err != nil {
+		t.Fatalf("CreateContact: %v", err)
+	}
+	same := NewInboundEntry(theirs, "hello")
+	same.ProviderID = first.ProviderID
+	if err := s.AppendEntry(f.ctx, same); err != nil {
+		t.Fatalf("AppendEntry of the wamid in another workspace: %v", err)
+	}
+	mustEqual(t, "the other workspace's thread", []domain.Entry{same}, listThread(t, s, other, theirs.ID))
+}
+
+// The conflict leaves the transaction usable: it goes on writing and
+// commits (on PostgreSQL a failed statement would abort it).
+func testEntryDuplicateProviderIDInTx(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	ct := f.contact()
+	first := f.entry(NewInboundEntry(ct, "hello"))
+	dup := NewInboundEntry(ct, "hello")
+	dup.ProviderID = first.ProviderID
+	next := NewInboundEntry(ct, "are you there?")
+	at := Now().Add(time.Second)
+	want := cloneContact(ct)
+	want.RecordInbound("447700900123", "Asha", at, at)
+	err := s.WithinTx(f.ctx, func(ctx context.Context, r ports.Repos) error {
+		if err := r.Conversations.AppendEntry(ctx, dup); !errors.Is(err, domain.ErrConflict) {
+			return fmt.Errorf("AppendEntry with a recorded wamid: got %v, want a conflict", err)
+		}
+		if err := r.Conversations.AppendEntry(ctx, next); err != nil {
+			return fmt.Errorf("AppendEntry after the conflict: %w", err)
+		}
+		_, err := r.Contacts.UpdateContact(ctx, f.ws, ct.ID, func(c *domain.Contact) error {
+			c.RecordInbound("447700900123", "Asha", at, at)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("WithinTx: %v", err)
+	}
+	thread := []domain.Entry{first, next}
+	if first.ID < next.ID {
+		thread = []domain.Entry{next, first}
+	}
+	mustEqual(t, "thread after the transaction", thread, listThread(t, s, f.ws, ct.ID))
+	got, err := s.GetContact(f.ctx, f.ws, ct.ID)
+	if err != nil {
+		t.Fatalf("GetContact: %v", err)
+	}
+	mustEqual(t, "contact updated after the conflict", want, got)
 }

@@ -1,13 +1,18 @@
 package porttest
 
 import (
+	"cmp"
+	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 )
 
 var messageTests = []storeTest{
@@ -20,6 +25,10 @@ var messageTests = []storeTest{
 	{"Locate", testMessageLocate},
 	{"CountByStatus", testMessageCountByStatus},
 	{"CountFailuresByCode", testMessageCountFailuresByCode},
+	{"CountStatusTimeline", testMessageCountStatusTimeline},
+	{"ParkStatuses", testMessageParkStatuses},
+	{"ParkStatusInTx", testMessageParkStatusInTx},
+	{"PurgeParkedStatuses", testMessagePurgeParkedStatuses},
 }
 
 func testMessageRoundTrip(t *testing.T, s Store) {
@@ -36,6 +45,7 @@ func testMessageRoundTrip(t *testing.T, s Store) {
 	failed.Advance(domain.StatusSent, failed.CreatedAt.Add(2*time.Millisecond), nil)
 	failed.Advance(domain.StatusFailed, failed.CreatedAt.Add(3*time.Millisecond),
 		&domain.Failure{Code: 131026, Title: "Message undeliverable"})
+	failed.RecordPricing(&domain.Pricing{Model: "PMP", Type: "regular", Category: "marketing", Billable: true})
 
 	for _, m := range []domain.Message{queued, failed} {
 		if err := s.CreateMessage(f.ctx, m); err != nil {
@@ -105,6 +115,7 @@ func testMessageUpdate(t *testing.T, s Store) {
 		m.Advance(domain.StatusSent, at.Add(time.Millisecond), nil)
 		m.Advance(domain.StatusRead, at.Add(3*time.Millisecond), nil)
 		m.Advance(domain.StatusDelivered, at.Add(2*time.Millisecond), nil) // late: history only
+		m.RecordPricing(&domain.Pricing{Model: "PMP", Type: "free_customer_service", Category: "utility"})
 		return nil
 	}
 	want := cloneMessage(m)
@@ -335,4 +346,244 @@ func nonZero(m map[domain.MessageStatus]int) map[domain.MessageStatus]int {
 		}
 	}
 	return out
+}
+
+// timelineStep is one status a timeline message reaches, minutes after h0.
+type timelineStep struct {
+	status  domain.MessageStatus
+	minutes int
+}
+
+// testMessageCountStatusTimeline advances messages through statuses at
+// chosen times across three hours and counts them per hour and per day.
+// Reaching a status counts once, at its first time, and implies the ones
+// before it (a read without a delivered event counts as delivered then);
+// sending is not counted; the window holds whole intervals, from the one
+// holding from to the one holding to.
+func testMessageCountStatusTimeline(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c, ct := f.campaign(), f.contact()
+	h0 := time.Date(2024, 3, 4, 10, 0, 0, 0, time.UTC)
+	minute := func(n int) time.Time { return h0.Add(time.Duration(n) * time.Minute) }
+	// newTimed is a queued message of campaign c created at minute created.
+	newTimed := func(c domain.Campaign, ct domain.Contact, created int) domain.Message {
+		m := NewMessage(t, c, ct)
+		m.CreatedAt, m.UpdatedAt, m.History[0].At = minute(created), minute(created), minute(created)
+		return m
+	}
+	failure := &domain.Failure{Code: 131026, Title: "Message undeliverable"}
+	plan := []struct {
+		created int
+		steps   []timelineStep
+	}{
+		{5, []timelineStep{{domain.StatusSent, 10}, {domain.StatusDelivered, 20}, {domain.StatusRead, 65}}},
+		{6, []timelineStep{{domain.StatusSent, 50}, {domain.StatusRead, 70}}}, // delivered when read
+		{7, []timelineStep{{domain.StatusSending, 8}, {domain.StatusFailed, 30}}},
+		{-1, []timelineStep{{domain.StatusSent, 1}}}, // accepted the hour before
+		{61, []timelineStep{{domain.StatusSent, 62}, {domain.StatusDelivered, 105}}},
+		{2, []timelineStep{{domain.StatusDelivered, 40}, {domain.StatusSent, 15}}}, // sent reported late
+		{63, []timelineStep{{domain.StatusRead, 121}}},                             // read the hour after
+	}
+	for _, p := range plan {
+		m := newTimed(c, ct, p.created)
+		if err := s.CreateMessage(f.ctx, m); err != nil {
+			t.Fatalf("CreateMessage: %v", err)
+		}
+		for _, st := range p.steps {
+			var fl *domain.Failure
+			if st.status == domain.StatusFailed {
+				fl = failure
+			}
+			f.advance(m.ID, st.status, minute(st.minutes), fl)
+		}
+	}
+	// One message written already advanced: CreateMessage derives the
+	// timeline too.
+	created := newTimed(c, ct, 9)
+	created.Advance(domain.StatusSent, minute(11), nil)
+	created.Advance(domain.StatusFailed, minute(12), failure)
+	if err := s.CreateMessage(f.ctx, created); err != nil {
+		t.Fatalf("CreateMessage: %v", err)
+	}
+	// Another campaign's message, and one of another workspace that names
+	// this campaign: neither is counted.
+	elsewhere := newTimed(f.campaign(), ct, 5)
+	elsewhere.Advance(domain.StatusSent, minute(10), nil)
+	other := f.otherWorkspace()
+	otherContact := NewContact(t, other)
+	if err := s.CreateContact(f.ctx, otherContact); err != nil {
+		t.Fatalf("CreateContact: %v", err)
+	}
+	foreign := newTimed(c, otherContact, 5)
+	foreign.Workspace = other
+	foreign.Advance(domain.StatusSent, minute(10), nil)
+	for _, m := range []domain.Message{elsewhere, foreign} {
+		if err := s.CreateMessage(f.ctx, m); err != nil {
+			t.Fatalf("CreateMessage: %v", err)
+		}
+	}
+
+	hour0 := map[domain.MessageStatus]int{domain.StatusQueued: 5, domain.StatusSent: 5, domain.StatusDelivered: 2, domain.StatusFailed: 2}
+	hour1 := map[domain.MessageStatus]int{domain.StatusQueued: 2, domain.StatusSent: 1, domain.StatusDelivered: 2, domain.StatusRead: 2}
+	hour2 := map[domain.MessageStatus]int{domain.StatusSent: 1, domain.StatusDelivered: 1, domain.StatusRead: 1}
+	day := map[domain.MessageStatus]int{domain.StatusQueued: 8, domain.StatusSent: 7, domain.StatusDelivered: 5,
+		domain.StatusRead: 3, domain.StatusFailed: 2}
+	for _, tc := range []struct {
+		name     string
+		ws       domain.WorkspaceID
+		from, to time.Time
+		interval time.Duration
+		want     []domain.StatusCount
+	}{
+		{"hours 0 and 1", f.ws, minute(3), minute(90), domain.IntervalHour,
+			append(statusCounts(h0, hour0), statusCounts(minute(60), hour1)...)},
+		{"hours 1 and 2", f.ws, minute(70), minute(125), domain.IntervalHour,
+			append(statusCounts(minute(60), hour1), statusCounts(minute(120), hour2)...)},
+		{"hour 1 alone", f.ws, minute(60), minute(119), domain.IntervalHour, statusCounts(minute(60), hour1)},
+		{"the day", f.ws, minute(3), minute(4), domain.IntervalDay,
+			statusCounts(time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC), day)},
+		{"the day before", f.ws, minute(-24 * 60), minute(-23 * 60), domain.IntervalDay, nil},
+		{"another workspace", other, minute(0), minute(180), domain.IntervalHour,
+			statusCounts(h0, map[domain.MessageStatus]int{domain.StatusQueued: 1, domain.StatusSent: 1})},
+	} {
+		got, err := s.CountStatusTimeline(f.ctx, tc.ws, c.ID, tc.from, tc.to, tc.interval)
+		if err != nil {
+			t.Fatalf("%s: CountStatusTimeline: %v", tc.name, err)
+		}
+		sortStatusCounts(got)
+		mustEqual(t, tc.name, tc.want, got)
+	}
+}
+
+// statusCounts lays out the non-zero counts of one interval in timeline
+// order.
+func statusCounts(start time.Time, counts map[domain.MessageStatus]int) []domain.StatusCount {
+	var out []domain.StatusCount
+	for _, st := range domain.TimelineStatuses() {
+		if n := counts[st]; n != 0 {
+			out = append(out, domain.StatusCount{Status: st, Start: start, Count: n})
+		}
+	}
+	return out
+}
+
+func sortStatusCounts(cs []domain.StatusCount) {
+	rank := func(st domain.MessageStatus) int { return slices.Index(domain.TimelineStatuses(), st) }
+	slices.SortFunc(cs, func(a, b domain.StatusCount) int {
+		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(rank(a.Status), rank(b.Status)))
+	})
+}
+
+// takeParked takes the events parked for a wamid.
+func takeParked(t *testing.T, s Store, providerID string) []ports.StatusEvent {
+	t.Helper()
+	got, err := s.TakeParkedStatuses(t.Context(), providerID)
+	if err != nil {
+		t.Fatalf("TakeParkedStatuses: %v", err)
+	}
+	return got
+}
+
+func park(t *testing.T, s ports.MessageRepository, e ports.StatusEvent, parkedAt time.Time) {
+	t.Helper()
+	if err := s.ParkStatus(t.Context(), e, parkedAt); err != nil {
+		t.Fatalf("ParkStatus: %v", err)
+	}
+}
+
+// Parked events are kept once per wamid and status (the first one parked
+// stays), and taken once, oldest event first, ties in lifecycle order.
+func testMessageParkStatuses(t *testing.T, s Store) {
+	wamid, theirs := NewWamid(), NewWamid()
+	t0 := Now()
+	ist := time.FixedZone("IST", 5*60*60+30*60)
+	sent := ports.StatusEvent{MessageID: domain.MessageID(NewID(domain.PrefixMessage)), ProviderID: wamid,
+		Status: domain.StatusSent, At: t0.Add(2 * time.Second).In(ist),
+		Pricing: &domain.Pricing{Model: "PMP", Type: "regular", Category: "marketing", Billable: true}}
+	delivered := ports.StatusEvent{ProviderID: wamid, Status: domain.StatusDelivered, At: t0.Add(time.Second)}
+	failed := ports.StatusEvent{ProviderID: wamid, Status: domain.StatusFailed, At: t0.Add(time.Second),
+		Failure: &domain.Failure{Code: 131049, Title: "Healthy ecosystem"}}
+	sentAgain := ports.StatusEvent{ProviderID: wamid, Status: domain.StatusSent, At: t0.Add(5 * time.Second)}
+	read := ports.StatusEvent{ProviderID: theirs, Status: domain.StatusRead, At: t0}
+
+	wantSent := sent
+	wantSent.At = sent.At.UTC()
+	wantSent.Pricing = clonePtr(sent.Pricing)
+	for _, e := range []ports.StatusEvent{sent, delivered, sentAgain, failed, read} {
+		park(t, s, e, t0)
+	}
+	sent.Pricing.Billable = false // the store keeps its own copy
+	if err := s.ParkStatus(t.Context(), ports.StatusEvent{Status: domain.StatusSent, At: t0}, t0); err == nil {
+		t.Fatal("ParkStatus of an event without a wamid succeeded")
+	}
+
+	mustEqual(t, "events taken", []ports.StatusEvent{delivered, failed, wantSent}, takeParked(t, s, wamid))
+	mustEqual(t, "events taken again", []ports.StatusEvent{}, takeParked(t, s, wamid))
+	mustEqual(t, "events of an unknown wamid", []ports.StatusEvent{}, takeParked(t, s, NewWamid()))
+	mustEqual(t, "events of the other wamid", []ports.StatusEvent{read}, takeParked(t, s, theirs))
+}
+
+// Parking an event kept already leaves the transaction usable (on
+// PostgreSQL a failed statement would abort it); a rolled-back park is
+// gone.
+func testMessageParkStatusInTx(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	wamid, t0 := NewWamid(), Now()
+	sent := ports.StatusEvent{ProviderID: wamid, Status: domain.StatusSent, At: t0}
+	delivered := ports.StatusEvent{ProviderID: wamid, Status: domain.StatusDelivered, At: t0.Add(time.Second)}
+	park(t, s, sent, t0)
+	c := NewCampaign(t, f.ws)
+	err := s.WithinTx(f.ctx, func(ctx context.Context, r ports.Repos) error {
+		if err := r.Messages.ParkStatus(ctx, sent, t0); err != nil {
+			return fmt.Errorf("ParkStatus of a parked event: %w", err)
+		}
+		if err := r.Messages.ParkStatus(ctx, delivered, t0); err != nil {
+			return fmt.Errorf("ParkStatus: %w", err)
+		}
+		return r.Campaigns.CreateCampaign(ctx, c)
+	})
+	if err != nil {
+		t.Fatalf("WithinTx: %v", err)
+	}
+	if _, err := s.GetCampaign(f.ctx, f.ws, c.ID); err != nil {
+		t.Fatalf("GetCampaign of the campaign created after the repeated park: %v", err)
+	}
+
+	rolledBack := NewWamid()
+	boom := errors.New("boom")
+	err = s.WithinTx(f.ctx, func(ctx context.Context, r ports.Repos) error {
+		if err := r.Messages.ParkStatus(ctx, ports.StatusEvent{ProviderID: rolledBack, Status: domain.StatusRead, At: t0}, t0); err != nil {
+			return err
+		}
+		return boom
+	})
+	mustBe(t, "WithinTx with a failing fn", err, boom)
+	mustEqual(t, "events parked in and around the transaction", []ports.StatusEvent{sent, delivered}, takeParked(t, s, wamid))
+	mustEqual(t, "events parked in a rolled-back transaction", []ports.StatusEvent{}, takeParked(t, s, rolledBack))
+}
+
+// PurgeParkedStatuses removes what was parked before the time, and only
+// that. Its events are parked decades ago, so no other case's events are
+// purged or counted.
+func testMessagePurgeParkedStatuses(t *testing.T, s Store) {
+	long := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	old, atLimit, newer, recent := NewWamid(), NewWamid(), NewWamid(), NewWamid()
+	event := func(wamid string) ports.StatusEvent {
+		return ports.StatusEvent{ProviderID: wamid, Status: domain.StatusDelivered, At: long}
+	}
+	park(t, s, event(old), long)
+	park(t, s, event(atLimit), long.Add(time.Hour))
+	park(t, s, event(newer), long.Add(2*time.Hour))
+	park(t, s, event(recent), Now())
+	n, err := s.PurgeParkedStatuses(t.Context(), long.Add(time.Hour))
+	if err != nil {
+		t.Fatalf("PurgeParkedStatuses: %v", err)
+	}
+	if n != 1 {
+		t.Fatalf("PurgeParkedStatuses removed %d events, want 1", n)
+	}
+	mustEqual(t, "purged events", []ports.StatusEvent{}, takeParked(t, s, old))
+	for _, w := range []string{atLimit, newer, recent} {
+		mustEqual(t, "events kept", []ports.StatusEvent{event(w)}, takeParked(t, s, w))
+	}
 }

@@ -22,6 +22,7 @@ var templateTests = []storeTest{
 	{"OtherAccount", testTemplateOtherAccount},
 	{"NotFound", testTemplateNotFound},
 	{"Rollback", testTemplateRollback},
+	{"SetStatus", testTemplateSetStatus},
 }
 
 // templateSet returns four templates of account, written out of order: two
@@ -212,4 +213,35 @@ func testTemplateRollback(t *testing.T, s Store) {
 	mustListTemplates(t, s, account, sortedTemplates(first...))
 	_, err = s.GetTemplate(t.Context(), account, added.Name, added.Language)
 	mustBe(t, "GetTemplate of a rolled-back template", err, domain.ErrTemplateNotFound)
+}
+
+// SetTemplateStatus changes one template's status and nothing else; an
+// unknown template, or another account's, is left as it is, without error.
+func testTemplateSetStatus(t *testing.T, s Store) {
+	mine, theirs := NewAccount(), NewAccount()
+	set := templateSet(t, mine)
+	replaceTemplates(t, s, mine, set)
+	other := NewSyncedTemplate(t, theirs, "order_update", "en_US")
+	replaceTemplates(t, s, theirs, []domain.SyncedTemplate{other})
+
+	want := cloneSyncedTemplates(set)
+	for _, st := range []string{"PAUSED", "IN_APPEAL"} { // one Herald acts on, one it only keeps
+		status, err := domain.ParseTemplateStatus(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetTemplateStatus(t.Context(), mine, "order_update", "en_US", status); err != nil {
+			t.Fatalf("SetTemplateStatus: %v", err)
+		}
+		want[1].Status = status // order_update (en_US)
+		mustListTemplates(t, s, mine, sortedTemplates(want...))
+	}
+	mustListTemplates(t, s, theirs, []domain.SyncedTemplate{other})
+
+	if err := s.SetTemplateStatus(t.Context(), mine, "order_update", "fr", domain.TemplateDisabled); err != nil {
+		t.Fatalf("SetTemplateStatus of an unknown template: %v", err)
+	}
+	_, err := s.GetTemplate(t.Context(), mine, "order_update", "fr")
+	mustBe(t, "GetTemplate of the unknown template after SetTemplateStatus", err, domain.ErrTemplateNotFound)
+	mustListTemplates(t, s, mine, sortedTemplates(want...))
 }

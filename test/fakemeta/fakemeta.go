@@ -1,6 +1,7 @@
 package fakemeta
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -78,6 +79,20 @@ type Server struct {
 	// lists below the limit the client asks for.
 	TemplatePageSize int
 
+	// WebhookURL, when set, receives the status webhooks of every accepted
+	// send, each signed with AppSecret and posted on its own, in the order
+	// of WebhookStatuses (nil means sent, delivered, read; repeats and any
+	// order are allowed, "failed" reports 131026 and "failed:<code>"
+	// another code). They carry the send's wamid and
+	// biz_opaque_callback_data, and pricing on sent. They are posted in the
+	// background once the send is answered (or accepted, for a fault that
+	// never answers), a non-200 answer is tried again up to three times in
+	// all, and only loopback addresses are reached. See WaitWebhooks and
+	// WebhookDeliveries.
+	WebhookURL      string
+	AppSecret       string
+	WebhookStatuses []string
+
 	origin           string // scheme and host, for paging links
 	mu               sync.Mutex
 	templates        map[string]Template
@@ -89,6 +104,12 @@ type Server struct {
 	templateRequests int
 	hang             chan struct{}
 	arrived          chan struct{}
+
+	webhookClient *http.Client
+	emitCtx       context.Context
+	emitSlots     chan struct{}     // bounds the emissions posting at once
+	emissions     []chan struct{}   // closed when each emission is done
+	deliveries    []WebhookDelivery // every webhook POST, retries included
 }
 
 type answer struct {
@@ -103,9 +124,18 @@ type Cleaner interface{ Cleanup(func()) }
 // New starts a fake on a loopback port, closed when the test ends.
 func New(t Cleaner) *Server {
 	s := &Server{Token: "EAAtest" + randomString(24), PhoneNumberID: "106540352242922", WABAID: "102290129340398",
-		templates: map[string]Template{}, hang: make(chan struct{}), arrived: make(chan struct{}, 1)}
+		templates: map[string]Template{}, hang: make(chan struct{}), arrived: make(chan struct{}, 1),
+		webhookClient: newWebhookClient(), emitSlots: make(chan struct{}, webhookParallel)}
+	var stopEmitting context.CancelFunc
+	s.emitCtx, stopEmitting = context.WithCancel(context.Background())
 	srv := httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(func() { close(s.hang); srv.Close() })
+	t.Cleanup(func() {
+		stopEmitting()
+		close(s.hang)
+		srv.Close()
+		s.WaitWebhooks()
+		s.webhookClient.CloseIdleConnections()
+	})
 	s.origin = srv.URL
 	s.URL = srv.URL + "/v24.0"
 	return s
@@ -221,6 +251,7 @@ type payload struct {
 	MessagingProduct string `json:"messaging_product"`
 	To               string `json:"to"`
 	Type             string `json:"type"`
+	BizOpaque        string `json:"biz_opaque_callback_data"`
 	Template         *struct {
 		Name     string `json:"name"`
 		Language struct {
@@ -336,7 +367,19 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 	s.accepted = append(s.accepted, Request{Path: r.URL.Path, Body: body, WAMID: wamid})
 	s.mu.Unlock()
 	s.signal()
+	// The status webhooks are registered before the client can have the
+	// answer, so WaitWebhooks after a send always waits for them.
+	startWebhooks := func() {}
+	if s.WebhookURL != "" {
+		statuses := s.WebhookStatuses
+		if statuses == nil {
+			statuses = defaultWebhookStatuses
+		}
+		startWebhooks = s.emit(emission{url: s.WebhookURL, secret: s.AppSecret, statuses: slices.Clone(statuses),
+			wamid: wamid, biz: p.BizOpaque, recipient: strings.TrimPrefix(p.To, "+"), category: tmpl.Category})
+	}
 	if f != nil { // AfterAccept
+		startWebhooks()
 		s.wait(r)
 		return
 	}
@@ -345,6 +388,12 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 		"contacts":          []map[string]string{{"input": p.To, "wa_id": strings.TrimPrefix(p.To, "+")}},
 		"messages":          []map[string]string{{"id": wamid}},
 	})
+	// The answer is complete (it has a Content-Length): flushed, the client
+	// has it before any webhook is posted.
+	if fl, ok := w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	startWebhooks()
 }
 
 // wait holds a request until the client gives up or the fake closes.
@@ -629,6 +678,7 @@ func (s *Server) answer(w http.ResponseWriter, l ledger, status int, v any) {
 	}
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	w.Write(b)
 }

@@ -1,0 +1,254 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+// WebhookReport says what applying one webhook event did.
+type WebhookReport struct {
+	Statuses  int // status events that changed a message
+	Unchanged int // duplicate or stale status events
+	Parked    int // status events for a wamid no message holds yet
+	Inbound   int // inbound messages added to threads
+	Repeated  int // inbound messages already recorded
+	OptedOut  int // contacts who opted out (STOP) by this event
+	OptedIn   int // contacts who opted back in (START)
+	Templates int // campaigns whose template status changed
+	// Skipped says what was not applied and why, one line each.
+	Skipped []string
+}
+
+// ApplyWebhookEventHandler applies a stored webhook event: status events to
+// their messages, inbound messages to contacts and threads, template status
+// changes to campaigns. Everything of one event and the mark that it was
+// applied commit in one transaction, so an event is applied entirely or not
+// at all, and applying it again changes nothing.
+type ApplyWebhookEventHandler struct {
+	decoder ports.WebhookDecoder
+	tx      ports.Transactor
+	events  ports.WebhookEventRepository
+	clock   ports.Clock
+	ids     ports.IDGenerator
+	cfg     Config
+	log     *zap.Logger
+	obs     *Observer
+}
+
+// NewApplyWebhookEventHandler builds the handler.
+func NewApplyWebhookEventHandler(decoder ports.WebhookDecoder, tx ports.Transactor, events ports.WebhookEventRepository, clock ports.Clock, ids ports.IDGenerator, cfg Config, obs *Observer) *ApplyWebhookEventHandler {
+	return &ApplyWebhookEventHandler{decoder: decoder, tx: tx, events: events, clock: clock, ids: ids, cfg: cfg.WithDefaults(),
+		log: obs.Logger("webhooks"), obs: obs}
+}
+
+// Apply applies ev. On failure nothing of it is applied, the failure is
+// recorded on the event (best effort) and returned: the event is tried again
+// later, or replayed.
+func (h *ApplyWebhookEventHandler) Apply(ctx context.Context, ev domain.WebhookEvent) (WebhookReport, error) {
+	return observe(ctx, h.obs, "apply_webhook_event", func(ctx context.Context) (WebhookReport, error) {
+		rep, err := h.apply(ctx, ev)
+		if errors.Is(err, domain.ErrConflict) {
+			// A contact was created concurrently by a send or another
+			// event; the second try finds it.
+			rep, err = h.apply(ctx, ev)
+		}
+		if err != nil {
+			if _, uerr := h.events.UpdateWebhookEvent(context.WithoutCancel(ctx), ev.ID, func(e *domain.WebhookEvent) error {
+				e.Failed(err.Error())
+				return nil
+			}); uerr != nil {
+				h.log.Warn("recording a webhook event's failure failed", zap.String("event_id", string(ev.ID)), zap.Error(uerr))
+			}
+			return WebhookReport{}, err
+		}
+		for _, s := range rep.Skipped {
+			h.log.Info("webhook item skipped", zap.String("event_id", string(ev.ID)), zap.String("why", s))
+		}
+		return rep, nil
+	})
+}
+
+func (h *ApplyWebhookEventHandler) apply(ctx context.Context, ev domain.WebhookEvent) (WebhookReport, error) {
+	batch, err := h.decoder.Decode(ev.Body)
+	if err != nil {
+		return WebhookReport{}, fmt.Errorf("decoding webhook event %s: %w", ev.ID, err)
+	}
+	for _, f := range batch.Errors {
+		h.log.Warn("WhatsApp reported an error for the business number", zap.String("event_id", string(ev.ID)),
+			zap.Int("code", f.Code), zap.String("title", f.Title))
+	}
+	// An item without a readable time happened when Meta sent it, as near
+	// as Herald can tell: when the event arrived.
+	statuses := slices.Clone(batch.Statuses)
+	for i := range statuses {
+		if statuses[i].At.IsZero() {
+			statuses[i].At = ev.ReceivedAt
+		}
+	}
+	for i := range batch.Inbound {
+		if batch.Inbound[i].Message.At.IsZero() {
+			batch.Inbound[i].Message.At = ev.ReceivedAt
+		}
+	}
+	// Messages are locked in one order across events, so two events
+	// touching the same messages queue instead of deadlocking.
+	slices.SortStableFunc(statuses, func(a, b ports.StatusEvent) int {
+		return cmp.Or(cmp.Compare(a.MessageID, b.MessageID), cmp.Compare(a.ProviderID, b.ProviderID))
+	})
+	now := h.clock.Now()
+	var rep WebhookReport
+	err = h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+		rep = WebhookReport{Skipped: slices.Clone(batch.Skipped)}
+		for _, e := range statuses {
+			out, err := applyStatus(ctx, r.Messages, e, now)
+			switch {
+			case errors.Is(err, domain.ErrMessageNotFound):
+				rep.Skipped = append(rep.Skipped, "status "+e.Status.String()+" for unknown message "+string(e.MessageID))
+			case err != nil:
+				return err
+			case out == statusApplied:
+				rep.Statuses++
+			case out == statusUnchanged:
+				rep.Unchanged++
+			case out == statusParked:
+				rep.Parked++
+			}
+		}
+		for _, in := range batch.Inbound {
+			if err := h.applyInbound(ctx, r, in, now, &rep); err != nil {
+				return err
+			}
+		}
+		for _, t := range batch.Templates {
+			changed, err := applyTemplateStatus(ctx, r.Campaigns, t.Name, t.Language, t.Status, now)
+			if err != nil {
+				return err
+			}
+			if err := r.Templates.SetTemplateStatus(ctx, t.Account, t.Name, t.Language, t.Status); err != nil {
+				return err
+			}
+			rep.Templates += len(changed)
+			for _, c := range changed {
+				h.log.Info("campaign template status changed by Meta's webhook", zap.String("campaign_id", string(c.Campaign)),
+					zap.String("template", c.Template), zap.String("from", c.From.String()), zap.String("to", c.To.String()),
+					zap.String("event", t.Event), zap.String("reason", t.Reason))
+			}
+		}
+		_, err := r.Webhooks.UpdateWebhookEvent(ctx, ev.ID, func(e *domain.WebhookEvent) error {
+			e.Applied(now)
+			return nil
+		})
+		return err
+	})
+	return rep, err
+}
+
+// applyInbound records a message a contact wrote. It lands in one
+// workspace: the one of our message it answers, else the one whose thread
+// with this number was active last, else the default workspace (a new
+// contact there). A STOP or START applies to the number in every workspace:
+// the person opted out of the business number, not of one team.
+func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Repos, in ports.InboundEvent, now time.Time, rep *WebhookReport) error {
+	msg := in.Message
+	phone, err := domain.ParsePhoneNumber("+" + in.From)
+	if err != nil && in.WaID != "" && in.WaID != in.From {
+		phone, err = domain.ParsePhoneNumber("+" + in.WaID)
+	}
+	if err != nil {
+		rep.Skipped = append(rep.Skipped, "inbound message "+msg.ProviderID+": the sender is not a phone number Herald can address")
+		return nil
+	}
+	var answered *domain.Message
+	if msg.ReplyTo != "" {
+		m, err := r.Messages.LocateMessage(ctx, "", msg.ReplyTo)
+		switch {
+		case err == nil:
+			answered = &m
+		case !errors.Is(err, domain.ErrMessageNotFound):
+			return err
+		}
+	}
+	contacts, err := r.Contacts.ListContactsByPhone(ctx, phone)
+	if err != nil {
+		return err
+	}
+	var ws domain.WorkspaceID
+	switch {
+	case answered != nil:
+		ws = answered.Workspace
+	case len(contacts) > 0:
+		ws = contacts[0].Workspace
+	default:
+		w, err := domain.NewWorkspace(domain.WorkspaceID(h.ids.NewID(domain.PrefixWorkspace)), domain.DefaultWorkspaceName, now)
+		if err != nil {
+			return err
+		}
+		w.IsDefault = true
+		if w, err = r.Workspaces.EnsureDefaultWorkspace(ctx, w); err != nil {
+			return err
+		}
+		ws = w.ID
+	}
+	i := slices.IndexFunc(contacts, func(c domain.Contact) bool { return c.Workspace == ws })
+	var contact domain.Contact
+	if i >= 0 {
+		contact = contacts[i]
+	} else {
+		contact = domain.NewContact(domain.ContactID(h.ids.NewID(domain.PrefixContact)),
+			domain.ConversationID(h.ids.NewID(domain.PrefixConversation)), ws, phone, now)
+		if err := r.Contacts.CreateContact(ctx, contact); err != nil {
+			return err
+		}
+		contacts = append(contacts, contact)
+	}
+	var replyTo domain.MessageID
+	if answered != nil && answered.Workspace == ws {
+		replyTo = answered.ID
+	}
+	entry := domain.InboundEntry(domain.EntryID(h.ids.NewID(domain.PrefixEntry)), contact, msg, replyTo)
+	switch err := r.Conversations.AppendEntry(ctx, entry); {
+	case errors.Is(err, domain.ErrConflict):
+		rep.Repeated++ // a redelivery: its effects were applied the first time
+		return nil
+	case err != nil:
+		return err
+	}
+	rep.Inbound++
+	action := h.cfg.OptKeywords.Action(msg)
+	for _, c := range contacts {
+		if c.Workspace != ws && action == domain.OptNone {
+			continue
+		}
+		_, err := r.Contacts.UpdateContact(ctx, c.Workspace, c.ID, func(c *domain.Contact) error {
+			if c.Workspace == ws {
+				c.RecordInbound(in.WaID, in.ProfileName, msg.At, now)
+			}
+			was := c.OptedOut
+			if action != domain.OptNone && c.SetOptOut(action == domain.OptOut, msg.At, now) && c.OptedOut != was {
+				if c.OptedOut {
+					rep.OptedOut++
+				} else {
+					rep.OptedIn++
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if action != domain.OptNone {
+		h.log.Info("contact changed their subscription by keyword", zap.String("message", msg.ProviderID),
+			zap.Bool("opted_out", action == domain.OptOut), zap.Int("contacts", len(contacts)))
+	}
+	return nil
+}

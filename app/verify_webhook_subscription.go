@@ -1,0 +1,33 @@
+package app
+
+import (
+	"context"
+
+	"github.com/heraldhq/herald/ports"
+)
+
+// VerifyWebhookSubscription is Meta's verification handshake.
+type VerifyWebhookSubscription struct {
+	Mode, Token, Challenge string
+}
+
+// VerifyWebhookSubscriptionHandler answers the handshake.
+type VerifyWebhookSubscriptionHandler struct {
+	decoder ports.WebhookDecoder
+	obs     *Observer
+}
+
+// NewVerifyWebhookSubscriptionHandler builds the handler.
+func NewVerifyWebhookSubscriptionHandler(decoder ports.WebhookDecoder, obs *Observer) *VerifyWebhookSubscriptionHandler {
+	return &VerifyWebhookSubscriptionHandler{decoder: decoder, obs: obs}
+}
+
+// Handle returns the challenge to echo, or domain.ErrVerificationFailed.
+func (h *VerifyWebhookSubscriptionHandler) Handle(ctx context.Context, q VerifyWebhookSubscription) (string, error) {
+	return observe(ctx, h.obs, "verify_webhook_subscription", func(ctx context.Context) (string, error) {
+		if err := h.decoder.VerifySubscription(q.Mode, q.Token); err != nil {
+			return "", err
+		}
+		return q.Challenge, nil
+	})
+}
