@@ -3,14 +3,17 @@ package app_test
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/adapters/system"
+	"github.com/heraldhq/herald/adapters/whatsapp"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
+	"github.com/heraldhq/herald/test/fakemeta"
 )
 
 // sqliteStore opens a fresh migrated SQLite store.
@@ -70,6 +73,70 @@ func BenchmarkAuthenticateKey(b *testing.B) {
 			if _, err := auth.Handle(ctx, tok); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// BenchmarkWebhookStatuses measures Meta's status webhooks on SQLite against
+// the send they follow. "send" accepts one message (one durable
+// transaction); "send+3-webhooks" also receives its sent, delivered and read
+// webhooks as Meta signs them (signature, storage, and one transaction each
+// to apply). The difference over three is one webhook's cost, as a ratio to
+// a send measured in the same run.
+func BenchmarkWebhookStatuses(b *testing.B) {
+	ctx := context.Background()
+	const secret = "bench-secret"
+	setup := func(b *testing.B) (*app.SendCampaignMessageHandler, *app.ReceiveWebhookHandler, domain.Principal, string) {
+		st := sqliteStore(b)
+		ids, clock := system.NewIDs(), system.Clock{}
+		def := app.NewEnsureDefaultWorkspaceHandler(st, clock, ids)
+		k, err := app.NewCreateKeyHandler(st, st, def, clock, ids).Handle(ctx, app.CreateKey{Name: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids).Handle(ctx, app.CreateCampaign{Name: "W",
+			TemplateName: "welcome", Language: "en_US", Body: "Hi {{1}}", Activate: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{secret}})
+		receive := app.NewReceiveWebhookHandler(hooks, st,
+			app.NewApplyWebhookEventHandler(hooks, st, st, clock, ids, app.Config{}, nil), clock, ids, nil)
+		p := domain.Principal{Workspace: k.Key.Workspace, Key: k.Key.ID, Mode: k.Key.Mode}
+		return app.NewSendCampaignMessageHandler(st, st, st, clock, ids, nil, nil), receive, p, string(c.ID)
+	}
+	send := func(b *testing.B, h *app.SendCampaignMessageHandler, p domain.Principal, campaign string, i int) domain.MessageID {
+		res, err := h.Handle(ctx, app.SendCampaignMessage{Principal: p, CampaignID: campaign,
+			PhoneNumber: "+1415555" + strconv.Itoa(1000+i%9000), Variables: []string{"Ana"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res.Message.ID
+	}
+	b.Run("send", func(b *testing.B) {
+		h, _, p, campaign := setup(b)
+		i := 0
+		for b.Loop() {
+			send(b, h, p, campaign, i)
+			i++
+		}
+	})
+	b.Run("send+3-webhooks", func(b *testing.B) {
+		h, receive, p, campaign := setup(b)
+		i := 0
+		at := time.Now()
+		for b.Loop() {
+			id := send(b, h, p, campaign, i)
+			wamid := "wamid.BENCH" + strconv.Itoa(i)
+			for j, status := range []string{"sent", "delivered", "read"} {
+				body := fakemeta.StatusPayload("waba", "phone", fakemeta.StatusUpdate{WAMID: wamid, Status: status,
+					BizOpaque: string(id), RecipientID: "14155551000", At: at.Add(time.Duration(j) * time.Second), Pricing: status == "sent"})
+				res, err := receive.Handle(ctx, app.ReceiveWebhook{Body: body, Signature: fakemeta.Sign(secret, body)})
+				if err != nil || !res.Applied || res.Report.Statuses != 1 {
+					b.Fatalf("webhook: %+v, %v", res, err)
+				}
+			}
+			i++
 		}
 	})
 }

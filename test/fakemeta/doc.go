@@ -4,4 +4,8 @@
 // requests and answers, answers with Meta's shapes, and injects faults on
 // demand, including timeouts before and after a message is accepted. Spec
 // checks requests and answers against Meta's own OpenAPI document.
+//
+// webhooks.go builds Meta's webhook payloads byte for byte (non-ASCII
+// escaped, as Meta signs it), signs them, and emits status webhooks for
+// accepted sends to a receiver on loopback, in any order, with repeats.
 package fakemeta
