@@ -167,7 +167,17 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 		delete(d.leased, m.ID)
 		d.mu.Unlock()
 	}()
-	res, err := d.call(ctx, m)
+	var res ports.SendResult
+	var err error
+	if m.Status.ReportedByProvider() {
+		// Meta's webhook reported this message while its send's answer
+		// was lost (an ambiguous send, due again): Meta has it, and
+		// sending again would deliver it twice.
+		d.log.Info("not sending again: Meta already reported the message", zap.String("message_id", string(m.ID)),
+			zap.String("status", m.Status.String()))
+	} else {
+		res, err = d.call(ctx, m)
+	}
 	now := d.clock.Now()
 
 	var retryAt *time.Time

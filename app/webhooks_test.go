@@ -473,3 +473,36 @@ func TestReplayChangesNothingTwice(t *testing.T) {
 		t.Errorf("replay of a malformed id: %v, want webhook_event_not_found", err)
 	}
 }
+
+// TestAmbiguousSendReportedByMetaIsNotSentAgain: the send's answer was lost,
+// but Meta's sent webhook (matched by our id) shows it took the message;
+// when the retry comes due the message is released without a second send.
+func TestAmbiguousSendReportedByMetaIsNotSentAgain(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	h := newHooks(f, f.st)
+	m := f.send(t, f.principal, "+14155552671")
+	var calls atomic.Int64
+	sender := &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, om ports.OutboundMessage) (ports.SendResult, error) {
+		calls.Add(1)
+		return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Ambiguous: true, Err: context.DeadlineExceeded}
+	}}
+	d := f.dispatcher(f.st, f.st, sender, sender, app.Config{})
+	if n := dispatchOnce(t, d); n != 1 || calls.Load() != 1 {
+		t.Fatalf("first dispatch: %d claimed, %d sends", n, calls.Load())
+	}
+	h.post(t, statuses(ports.StatusEvent{MessageID: m.ID, ProviderID: "wamid.LOST", Status: domain.StatusSent, At: t0}))
+	f.clock.Advance(time.Hour) // the retry is due
+	if n := dispatchOnce(t, d); n != 1 {
+		t.Fatalf("the retry was not claimed (%d)", n)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("%d sends, want 1: Meta had reported the message", calls.Load())
+	}
+	if got := f.message(t, m.ID); got.Status != domain.StatusSent || got.ProviderID != "wamid.LOST" {
+		t.Errorf("message %v %q, want sent with wamid.LOST", got.Status, got.ProviderID)
+	}
+	if n := dispatchOnce(t, d); n != 0 {
+		t.Errorf("the message is due again (%d claimed)", n)
+	}
+}

@@ -499,3 +499,14 @@ func TestAdvanceFailedAfterSentKeepsFailure(t *testing.T) {
 		}
 	}
 }
+
+func TestReportedByProvider(t *testing.T) {
+	t.Parallel()
+	want := map[domain.MessageStatus]bool{domain.StatusQueued: false, domain.StatusSending: false, domain.StatusSent: true,
+		domain.StatusDelivered: true, domain.StatusRead: true, domain.StatusFailed: true}
+	for _, s := range domain.MessageStatuses() {
+		if got := s.ReportedByProvider(); got != want[s] {
+			t.Errorf("%v.ReportedByProvider() = %v, want %v", s, got, want[s])
+		}
+	}
+}
