@@ -363,21 +363,22 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 		return
 	}
 	wamid := "wamid." + randomString(48)
+	// The status webhooks are registered with the acceptance, in one step:
+	// WaitWebhooks after Accepted (or after the client has the answer)
+	// always waits for them.
+	startWebhooks := func() {}
 	s.mu.Lock()
 	s.accepted = append(s.accepted, Request{Path: r.URL.Path, Body: body, WAMID: wamid})
-	s.mu.Unlock()
-	s.signal()
-	// The status webhooks are registered before the client can have the
-	// answer, so WaitWebhooks after a send always waits for them.
-	startWebhooks := func() {}
 	if s.WebhookURL != "" {
 		statuses := s.WebhookStatuses
 		if statuses == nil {
 			statuses = defaultWebhookStatuses
 		}
-		startWebhooks = s.emit(emission{url: s.WebhookURL, secret: s.AppSecret, statuses: slices.Clone(statuses),
+		startWebhooks = s.emitLocked(emission{url: s.WebhookURL, secret: s.AppSecret, statuses: slices.Clone(statuses),
 			wamid: wamid, biz: p.BizOpaque, recipient: strings.TrimPrefix(p.To, "+"), category: tmpl.Category})
 	}
+	s.mu.Unlock()
+	s.signal()
 	if f != nil { // AfterAccept
 		startWebhooks()
 		s.wait(r)

@@ -649,18 +649,17 @@ type emission struct {
 	category    string // the template's, for pricing
 }
 
-// emit registers the send's status webhooks, so that WaitWebhooks waits
+// emitLocked registers the send's status webhooks, so that WaitWebhooks waits
 // for them from now on, and returns the function that starts posting them
 // in the background, one after the other, in the configured order. Each
 // status's timestamp follows the lifecycle (sent, then delivered a second
 // later, then read, then played), whatever order the statuses are posted
 // in, as Meta's timestamps say when a status happened and not when it was
 // posted.
-func (s *Server) emit(e emission) (start func()) {
+// The caller holds s.mu.
+func (s *Server) emitLocked(e emission) (start func()) {
 	done := make(chan struct{})
-	s.mu.Lock()
 	s.emissions = append(s.emissions, done)
-	s.mu.Unlock()
 	return func() { go s.post(e, done) }
 }
 
