@@ -40,7 +40,9 @@ func (s MessageStatus) IsZero() bool { return s.s == "" }
 
 // ReportedByProvider reports whether the provider has reported the message
 // (sent, delivered, read or failed): it is past Herald's own hands.
-func (s MessageStatus) ReportedByProvider() bool { return s.rank() >= StatusSent.rank() || s == StatusFailed }
+func (s MessageStatus) ReportedByProvider() bool {
+	return s.rank() >= StatusSent.rank() || s == StatusFailed
+}
 
 // IsTerminal reports whether nothing can move the message on from s.
 func (s MessageStatus) IsTerminal() bool { return s == StatusRead || s == StatusFailed }
