@@ -188,12 +188,8 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 	case len(contacts) > 0:
 		ws = contacts[0].Workspace
 	default:
-		w, err := domain.NewWorkspace(domain.WorkspaceID(h.ids.NewID(domain.PrefixWorkspace)), domain.DefaultWorkspaceName, now)
+		w, err := ensureDefaultWorkspace(ctx, r.Workspaces, h.ids, now)
 		if err != nil {
-			return err
-		}
-		w.IsDefault = true
-		if w, err = r.Workspaces.EnsureDefaultWorkspace(ctx, w); err != nil {
 			return err
 		}
 		ws = w.ID
@@ -203,9 +199,7 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 	if i >= 0 {
 		contact = contacts[i]
 	} else {
-		contact = domain.NewContact(domain.ContactID(h.ids.NewID(domain.PrefixContact)),
-			domain.ConversationID(h.ids.NewID(domain.PrefixConversation)), ws, phone, now)
-		if err := r.Contacts.CreateContact(ctx, contact); err != nil {
+		if contact, err = findOrCreateContact(ctx, r.Contacts, h.ids, ws, phone, now); err != nil {
 			return err
 		}
 		contacts = append(contacts, contact)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"time"
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
@@ -23,12 +24,18 @@ func NewEnsureDefaultWorkspaceHandler(workspaces ports.WorkspaceRepository, cloc
 
 // Handle returns the default workspace, creating it on first use.
 func (h *EnsureDefaultWorkspaceHandler) Handle(ctx context.Context) (domain.Workspace, error) {
-	w, err := domain.NewWorkspace(domain.WorkspaceID(h.ids.NewID(domain.PrefixWorkspace)), domain.DefaultWorkspaceName, h.clock.Now())
+	return ensureDefaultWorkspace(ctx, h.workspaces, h.ids, h.clock.Now())
+}
+
+// ensureDefaultWorkspace returns the default workspace from workspaces
+// (which may be bound to a transaction), creating it if there is none.
+func ensureDefaultWorkspace(ctx context.Context, workspaces ports.WorkspaceRepository, ids ports.IDGenerator, now time.Time) (domain.Workspace, error) {
+	w, err := domain.NewWorkspace(domain.WorkspaceID(ids.NewID(domain.PrefixWorkspace)), domain.DefaultWorkspaceName, now)
 	if err != nil {
 		return domain.Workspace{}, err
 	}
 	w.IsDefault = true
-	return h.workspaces.EnsureDefaultWorkspace(ctx, w)
+	return workspaces.EnsureDefaultWorkspace(ctx, w)
 }
 
 // resolveWorkspace returns the workspace named by id, or the default one

@@ -81,7 +81,7 @@ func (h *SendCampaignMessageHandler) handle(ctx context.Context, cmd SendCampaig
 	msgID := domain.MessageID(h.ids.NewID(domain.PrefixMessage))
 	var msg domain.Message
 	send := func(ctx context.Context, r ports.Repos) error {
-		contact, err := contactForSend(ctx, r.Contacts, h.ids, ws, phone, now)
+		contact, err := findOrCreateContact(ctx, r.Contacts, h.ids, ws, phone, now)
 		if err != nil {
 			return err
 		}
@@ -136,9 +136,10 @@ func (h *SendCampaignMessageHandler) dryRun(ctx context.Context, p domain.Princi
 	return SendCampaignMessageResult{Message: msg, Payload: ports.OutboundFor(msg).Payload(), DryRun: true}, nil
 }
 
-// contactForSend returns the workspace's contact for phone, creating it (and
-// its conversation) if it is new.
-func contactForSend(ctx context.Context, contacts ports.ContactRepository, ids ports.IDGenerator, ws domain.WorkspaceID, phone domain.PhoneNumber, now time.Time) (domain.Contact, error) {
+// findOrCreateContact returns the workspace's contact for phone, creating it (and
+// its conversation) if it is new: for a send, or for a message the contact
+// wrote.
+func findOrCreateContact(ctx context.Context, contacts ports.ContactRepository, ids ports.IDGenerator, ws domain.WorkspaceID, phone domain.PhoneNumber, now time.Time) (domain.Contact, error) {
 	c, err := contacts.GetContactByPhone(ctx, ws, phone)
 	if !errors.Is(err, domain.ErrContactNotFound) {
 		return c, err
