@@ -106,7 +106,7 @@ func (a *api) listCampaigns(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	out := campaignListDTO{Data: make([]campaignDTO, len(res.Campaigns)), NextCursor: nullableCursor(res.NextCursor)}
+	out := campaignListDTO{Data: make([]campaignDTO, len(res.Campaigns)), NextCursor: nonEmpty(res.NextCursor)}
 	for i, v := range res.Campaigns {
 		out.Data[i] = toCampaignDTO(v)
 	}

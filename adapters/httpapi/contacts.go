@@ -153,7 +153,7 @@ func (a *api) conversation(w http.ResponseWriter, r *http.Request, contactID str
 		return
 	}
 	out := conversationDTO{ContactID: string(res.Contact.ID), ConversationID: string(res.Contact.ConversationID),
-		Data: make([]entryDTO, len(res.Entries)), NextCursor: nullableCursor(res.NextCursor)}
+		Data: make([]entryDTO, len(res.Entries)), NextCursor: nonEmpty(res.NextCursor)}
 	for i, e := range res.Entries {
 		out.Data[i] = toEntryDTO(e)
 	}

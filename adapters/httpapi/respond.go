@@ -56,8 +56,6 @@ func pageFrom(r *http.Request) (ports.Page, error) {
 	return p, nil
 }
 
-func nullableCursor(c string) *string { return nonEmpty(c) }
-
 // nonEmpty is s, or nil (JSON null) when s is empty.
 func nonEmpty(s string) *string {
 	if s == "" {

@@ -46,8 +46,9 @@ const messageColumns = `id, workspace_id, campaign_id, contact_id, key_id, mode,
 language, header_format, variables, media_header_url, rendered_body, status, history, provider_id, wa_id,
 failure_code, failure_title, pricing, created_at, updated_at`
 
-// messageTimelineColumns are written with every write of a message and read
-// only by CountStatusTimeline.
+// messageTimelineColumns are written with every write of a message (a claim
+// only adds sending, which no timeline column records) and read only by
+// CountStatusTimeline.
 const messageTimelineColumns = `sent_at, delivered_at, read_at, failed_at`
 
 // statusChangeJSON is the stored form of one status history entry.

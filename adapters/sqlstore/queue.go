@@ -32,7 +32,6 @@ ORDER BY due_at, id
 LIMIT :limit`
 	const qLease = `UPDATE messages
 SET status = :status, history = :history, updated_at = :updated_at,
-    sent_at = :sent_at, delivered_at = :delivered_at, read_at = :read_at, failed_at = :failed_at,
     lease_owner = :lease_owner, lease_until = :lease_until, attempts = :attempts
 WHERE id = :id`
 	if c.Limit <= 0 {
@@ -59,7 +58,6 @@ WHERE id = :id`
 			attempt := r.Attempts + 1
 			if _, err := ts.exec(ctx, qLease, map[string]any{
 				"id": row.ID, "status": row.Status, "history": row.History, "updated_at": row.UpdatedAt,
-				"sent_at": row.SentAt, "delivered_at": row.DeliveredAt, "read_at": row.ReadAt, "failed_at": row.FailedAt,
 				"lease_owner": c.Owner, "lease_until": newDBTime(c.LeaseUntil), "attempts": attempt,
 			}); err != nil {
 				return ts.fail("claim messages", err, nil)
