@@ -4,6 +4,9 @@ PROJECT_ROOT := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 GOBIN ?= $(PROJECT_ROOT)bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 HERALD_TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+STATICCHECK_VERSION := v0.8.2
+GOVULNCHECK_VERSION := v1.9.0
+VULNDB ?= https://vuln.go.dev
 export GOBIN
 
 .DEFAULT_GOAL := help
@@ -44,12 +47,30 @@ check-generate: generate ## fail if generated files are stale
 fmt: ## gofmt the tree
 	gofmt -w $$(git ls-files '*.go')
 
+.PHONY: tools
+tools: ## install the pinned lint tools into ./bin
+	@go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@go install golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION)
+
 .PHONY: lint
-lint: ## go vet, gofmt check, import rules, go.mod tidy
+lint: tools ## gofmt check, go vet, staticcheck, govulncheck, import rules, go.mod tidy
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	go vet ./...
+	$(GOBIN)/staticcheck ./...
+	@$(MAKE) --no-print-directory vuln
 	go test -count=1 -run 'TestImportRules|TestForbidden' ./test/
 	go mod tidy -e -diff >/dev/null 2>&1 || { echo "go.mod or go.sum is not tidy: run go mod tidy -e"; exit 1; }
+
+# govulncheck exits 3 when the code reaches a known vulnerability: that fails.
+# When the vulnerability database ($(VULNDB)) cannot be reached at all, as on
+# a machine without internet access, the check is reported as skipped rather
+# than failing every build; set VULNDB_REQUIRED=1 to fail instead.
+.PHONY: vuln
+vuln: tools ## govulncheck ./... against $(VULNDB)
+	@out=$$($(GOBIN)/govulncheck -db '$(VULNDB)' ./... 2>&1); rc=$$?; echo "$$out" | tail -n 40; \
+	if [ $$rc -ne 0 ] && [ -z "$$VULNDB_REQUIRED" ] && echo "$$out" | grep -q 'fetching vulnerabilities'; then \
+	  echo "govulncheck: SKIPPED, the vulnerability database $(VULNDB) cannot be reached"; exit 0; fi; \
+	exit $$rc
 
 .PHONY: test
 test: ## unit, contract (memory + SQLite), API and end-to-end tests, race detector on

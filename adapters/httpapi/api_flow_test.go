@@ -110,7 +110,7 @@ func TestDryRunStoresNothing(t *testing.T) {
 	if res.StatusCode != 404 {
 		t.Fatalf("a dry run created the contact (status %d)", res.StatusCode)
 	}
-	res, body = e.do(t, "GET", "/v1/campaigns/"+e.active+"/stats", e.keyed(e.key), "")
+	_, body = e.do(t, "GET", "/v1/campaigns/"+e.active+"/stats", e.keyed(e.key), "")
 	if decode[map[string]any](t, body)["total"] != 0.0 {
 		t.Fatalf("a dry run stored a message: %s", body)
 	}

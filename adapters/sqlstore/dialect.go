@@ -64,9 +64,9 @@ func parseDatabaseURL(u string) (Dialect, string, error) {
 		case path == "":
 			return nil, "", fmt.Errorf("sqlstore: database URL %q names no file", u)
 		case path == ":memory:" || strings.HasPrefix(path, "file:"):
-			return nil, "", fmt.Errorf("sqlstore: database URL %q: only a file path is supported after sqlite:", u)
+			return nil, "", fmt.Errorf("sqlstore: database URL %q: only a file path may follow \"sqlite:\"", u)
 		case strings.ContainsRune(path, '?'):
-			return nil, "", fmt.Errorf("sqlstore: database URL %q: the file path must not contain '?'", u)
+			return nil, "", fmt.Errorf("sqlstore: database URL %q: the file path must not contain a question mark", u)
 		}
 		return SQLite(), path, nil
 	}
