@@ -3,6 +3,7 @@ module github.com/heraldhq/herald
 go 1.26.0
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/jmoiron/sqlx v1.4.0

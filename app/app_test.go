@@ -14,6 +14,7 @@ import (
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
+	"github.com/heraldhq/herald/ports/porttest"
 )
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -97,7 +98,9 @@ func (f *fixture) otherWorkspace(t *testing.T) (domain.WorkspaceID, domain.Campa
 }
 
 func (f *fixture) sender(tx ports.Transactor, wake *app.Wakeup) *app.SendCampaignMessageHandler {
-	return app.NewSendCampaignMessageHandler(tx, f.st, f.st, f.clock, f.ids, wake, app.NewObserver(nil))
+	return app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: tx, Campaigns: f.st, Contacts: f.st,
+		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Media: porttest.MediaByExtension(),
+		Clock: f.clock, IDs: f.ids, Wake: wake, Obs: app.NewObserver(nil)})
 }
 
 // send accepts a message to phone on the fixture's campaign.

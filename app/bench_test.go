@@ -103,7 +103,8 @@ func BenchmarkWebhookStatuses(b *testing.B) {
 		receive := app.NewReceiveWebhookHandler(hooks, st,
 			app.NewApplyWebhookEventHandler(hooks, st, st, clock, ids, app.Config{}, nil), clock, ids, nil)
 		p := domain.Principal{Workspace: k.Key.Workspace, Key: k.Key.ID, Mode: k.Key.Mode}
-		return app.NewSendCampaignMessageHandler(st, st, st, clock, ids, nil, nil), receive, p, string(c.ID)
+		return app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st, Messages: st,
+			Idempotency: st, SendCounts: st, Clock: clock, IDs: ids}), receive, p, string(c.ID)
 	}
 	send := func(b *testing.B, h *app.SendCampaignMessageHandler, p domain.Principal, campaign string, i int) domain.MessageID {
 		res, err := h.Handle(ctx, app.SendCampaignMessage{Principal: p, CampaignID: campaign,

@@ -25,6 +25,15 @@ type Config struct {
 	WebhookRetryEvery   time.Duration // how often webhook events that failed to apply are tried again
 	WebhookMaxAttempts  int           // automatic tries of one webhook event; `herald webhooks replay` goes beyond
 	ParkedStatusTTL     time.Duration // how long a status for an unknown wamid waits for its message
+	// Media is what media header URLs may name beyond public https hosts.
+	Media domain.MediaPolicy
+	// DailySendCap, when above 0, is how many sends each workspace may
+	// have accepted per UTC day in each mode; more are refused until
+	// midnight UTC.
+	DailySendCap int
+	// SendGuardPurgeEvery is how often expired Idempotency-Keys and old
+	// daily send counts are deleted.
+	SendGuardPurgeEvery time.Duration
 	// OptKeywords are the words that opt a contact out or back in; the
 	// zero value means STOP and UNSUBSCRIBE out, START in.
 	OptKeywords domain.OptKeywords
@@ -61,6 +70,7 @@ func (c Config) WithDefaults() Config {
 	seti(&c.WebhookMaxAttempts, 10)
 	// Meta keeps trying to deliver a message for 30 days.
 	set(&c.ParkedStatusTTL, 30*24*time.Hour)
+	set(&c.SendGuardPurgeEvery, time.Hour)
 	if c.OptKeywords.IsZero() {
 		c.OptKeywords = domain.DefaultOptKeywords()
 	}

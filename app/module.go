@@ -13,15 +13,15 @@ import (
 // Module provides every use case, the dispatcher and the key-usage flusher,
 // and runs the two workers for the life of the application. It needs the
 // repository ports, a Clock, an IDGenerator, a Config, a *zap.Logger, a
-// ports.WebhookDecoder and two named senders, `name:"live"` and
-// `name:"sandbox"`.
+// ports.WebhookDecoder, a ports.MediaInspector and two named senders,
+// `name:"live"` and `name:"sandbox"`.
 var Module = fx.Module("app",
 	fx.Provide(
 		NewObserver,
 		NewWakeup,
 		newSenders,
 		NewAuthenticateKeyHandler,
-		NewSendCampaignMessageHandler,
+		newSendCampaignMessageHandler,
 		NewGetContactByPhoneHandler,
 		NewSyncContactHandler,
 		NewGetMessageHandler,
@@ -46,10 +46,33 @@ var Module = fx.Module("app",
 	),
 )
 
-// WorkersModule runs the dispatcher, the key-usage flusher, template refresh
-// and webhook retries while the server runs, and makes sure the default workspace exists at start. The CLI
+// WorkersModule runs the dispatcher, the key-usage flusher, template
+// refresh, webhook retries and the purge of expired send guards while the
+// server runs, and makes sure the default workspace exists at start. The CLI
 // leaves it out.
 var WorkersModule = fx.Module("workers", fx.Invoke(runWorkers))
+
+type sendCampaignParams struct {
+	fx.In
+	Tx          ports.Transactor
+	Campaigns   ports.CampaignRepository
+	Contacts    ports.ContactRepository
+	Messages    ports.MessageRepository
+	Idempotency ports.IdempotencyRepository
+	SendCounts  ports.SendCountRepository
+	Media       ports.MediaInspector
+	Clock       ports.Clock
+	IDs         ports.IDGenerator
+	Config      Config
+	Wake        *Wakeup
+	Obs         *Observer
+}
+
+func newSendCampaignMessageHandler(p sendCampaignParams) *SendCampaignMessageHandler {
+	return NewSendCampaignMessageHandler(SendCampaignDeps{Tx: p.Tx, Campaigns: p.Campaigns, Contacts: p.Contacts,
+		Messages: p.Messages, Idempotency: p.Idempotency, SendCounts: p.SendCounts, Media: p.Media,
+		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs})
+}
 
 type senderParams struct {
 	fx.In
@@ -81,6 +104,7 @@ type workers struct {
 	Default    *EnsureDefaultWorkspaceHandler
 	Templates  *SyncTemplatesHandler
 	Webhooks   *ReplayWebhookEventsHandler
+	Send       *SendCampaignMessageHandler
 	Config     Config
 	Log        *zap.Logger
 }
@@ -89,7 +113,7 @@ func runWorkers(lc fx.Lifecycle, w workers) {
 	d, auth, def, templates, log := w.Dispatcher, w.Auth, w.Default, w.Templates, w.Log
 	cfg := w.Config.WithDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	const running = 4
+	const running = 5
 	done := make(chan struct{}, running)
 	lc.Append(fx.Hook{
 		OnStart: func(start context.Context) error {
@@ -115,6 +139,14 @@ func runWorkers(lc fx.Lifecycle, w workers) {
 			}()
 			go func() { templates.Refresh(ctx, cfg.TemplateRefresh); done <- struct{}{} }()
 			go func() { w.Webhooks.Retry(ctx); done <- struct{}{} }()
+			go func() {
+				every(ctx, cfg.SendGuardPurgeEvery, func() {
+					if err := w.Send.PurgeExpired(ctx); err != nil {
+						log.Warn("purging expired idempotency keys and send counts failed", zap.Error(err))
+					}
+				})
+				done <- struct{}{}
+			}()
 			return nil
 		},
 		OnStop: func(stop context.Context) error {
@@ -129,4 +161,18 @@ func runWorkers(lc fx.Lifecycle, w workers) {
 			return auth.FlushLastUsed(stop)
 		},
 	})
+}
+
+// every runs fn each period until ctx ends.
+func every(ctx context.Context, period time.Duration, fn func()) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			fn()
+		}
+	}
 }

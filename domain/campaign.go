@@ -128,8 +128,9 @@ type Prepared struct {
 
 // Prepare runs the campaign's checks on one send, in DESIGN's order: the
 // campaign is active, the variables fit the template, and the media header
-// matches the template's header format.
-func (c Campaign) Prepare(vars []string, mediaURL string) (Prepared, error) {
+// matches the template's header format and its URL the media policy. The
+// resource itself is inspected by the caller (HeaderFormat.CheckMedia).
+func (c Campaign) Prepare(vars []string, mediaURL string, media MediaPolicy) (Prepared, error) {
 	if c.Status != CampaignActive {
 		return Prepared{}, CampaignNotActive(c.Status)
 	}
@@ -146,7 +147,7 @@ func (c Campaign) Prepare(vars []string, mediaURL string) (Prepared, error) {
 			return Prepared{}, &Error{Code: CodeMediaHeaderRequired, Param: "mediaHeaderUrl",
 				Detail: "the template has a " + c.Template.HeaderFormat.String() + " header; give its URL in mediaHeaderUrl"}
 		}
-		if err := CheckMediaURL(mediaURL); err != nil {
+		if err := CheckMediaURL(mediaURL, media); err != nil {
 			return Prepared{}, err
 		}
 	} else if mediaURL != "" {

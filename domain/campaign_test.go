@@ -149,7 +149,7 @@ func TestPrepare(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := c.c.Prepare(c.vars, c.media)
+			p, err := c.c.Prepare(c.vars, c.media, domain.MediaPolicy{})
 			if c.want == nil {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -170,10 +170,10 @@ func TestPrepare(t *testing.T) {
 		})
 	}
 	var de *domain.Error
-	if _, err := image.Prepare([]string{"Ana"}, ""); !errors.As(err, &de) || !strings.Contains(de.Detail, "image header") {
+	if _, err := image.Prepare([]string{"Ana"}, "", domain.MediaPolicy{}); !errors.As(err, &de) || !strings.Contains(de.Detail, "image header") {
 		t.Errorf("media_header_required %v: the detail should name the header format", err)
 	}
-	if _, err := paused.Prepare([]string{"Ana"}, png); !errors.As(err, &de) || !strings.Contains(de.Detail, "paused") {
+	if _, err := paused.Prepare([]string{"Ana"}, png, domain.MediaPolicy{}); !errors.As(err, &de) || !strings.Contains(de.Detail, "paused") {
 		t.Errorf("campaign_not_active %v: the detail should name the status", err)
 	}
 }
@@ -231,7 +231,7 @@ func TestCheckMediaURL(t *testing.T) {
 		{"https://cdn.example.com/" + strings.Repeat("a", 2048), "longer than 2048"},
 	}
 	for _, c := range cases {
-		err := domain.CheckMediaURL(c.url)
+		err := domain.CheckMediaURL(c.url, domain.MediaPolicy{})
 		if c.detail == "" {
 			if err != nil {
 				t.Errorf("CheckMediaURL(%q): %v", c.url, err)

@@ -3,6 +3,7 @@ package domain
 import (
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // Code is a stable, snake_case error code. Its value is the wire code that
@@ -34,6 +35,10 @@ const (
 	CodeInvalidParameter       Code = "invalid_parameter"
 	CodeInvalidTransition      Code = "invalid_transition"
 	CodeConflict               Code = "conflict"
+	CodeInvalidIdempotencyKey  Code = "invalid_idempotency_key"
+	CodeIdempotencyInFlight    Code = "idempotency_in_flight"
+	CodeIdempotencyKeyReused   Code = "idempotency_key_reused"
+	CodeDailySendCapReached    Code = "daily_send_cap_reached"
 )
 
 // Codes lists every code the domain defines, so the HTTP adapter's tests can
@@ -47,6 +52,8 @@ func Codes() []Code {
 		CodeVariablesMismatch, CodeMediaHeaderRequired, CodeMediaHeaderNotAllowed,
 		CodeInvalidMediaURL, CodeUnsupportedMediaFormat, CodeMediaUnreachable,
 		CodeInvalidParameter, CodeInvalidTransition, CodeConflict,
+		CodeInvalidIdempotencyKey, CodeIdempotencyInFlight, CodeIdempotencyKeyReused,
+		CodeDailySendCapReached,
 	}
 }
 
@@ -148,4 +155,24 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// RetryableError is a domain error after which the same request may succeed
+// once After has passed; the HTTP adapter says so with Retry-After.
+type RetryableError struct {
+	Err   *Error
+	After time.Duration
+}
+
+func (e *RetryableError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the domain error, so errors.Is and errors.As see its code.
+func (e *RetryableError) Unwrap() error { return e.Err }
+
+// DailySendCapReached says the workspace has accepted its cap of sends in
+// mode today (UTC); sends resume at the next UTC midnight, after resume.
+func DailySendCapReached(limit int, mode KeyMode, resume time.Duration) *RetryableError {
+	return &RetryableError{After: resume, Err: &Error{Code: CodeDailySendCapReached,
+		Detail: fmt.Sprintf("this workspace has accepted its daily cap of %d %s-mode send%s today (UTC); sends resume at midnight UTC",
+			limit, mode, plural(limit))}}
 }

@@ -263,7 +263,7 @@ func TestNewMessageAndOutboundEntry(t *testing.T) {
 	c := activeCampaign(t, domain.HeaderImage)
 	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
 	p := domain.Principal{Workspace: "wsp_x", Key: "key_x", Mode: domain.ModeLive}
-	prep, err := c.Prepare([]string{"Ana"}, "https://cdn.example.com/a.png")
+	prep, err := c.Prepare([]string{"Ana"}, "https://cdn.example.com/a.png", domain.MediaPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +430,7 @@ func TestNewMessageReachedQueued(t *testing.T) {
 	t.Parallel()
 	c := activeCampaign(t, domain.HeaderNone)
 	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
-	prep, err := c.Prepare([]string{"Ana"}, "")
+	prep, err := c.Prepare([]string{"Ana"}, "", domain.MediaPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func TestTemplateStatusGatesTheCampaign(t *testing.T) {
 			}
 			c.Status = domain.CampaignActive // as if activated before Meta changed its mind
 		}
-		_, err = c.Prepare([]string{"Ana"}, "")
+		_, err = c.Prepare([]string{"Ana"}, "", domain.MediaPolicy{})
 		if sendable != (err == nil) {
 			t.Fatalf("%q: Prepare = %v", st, err)
 		}

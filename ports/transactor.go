@@ -15,6 +15,8 @@ type Repos struct {
 	Queue         MessageQueue
 	Conversations ConversationRepository
 	Webhooks      WebhookEventRepository
+	Idempotency   IdempotencyRepository
+	SendCounts    SendCountRepository
 }
 
 // Transactor runs a unit of work atomically.

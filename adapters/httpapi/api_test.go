@@ -31,6 +31,7 @@ import (
 // workspaces: the default one (key, campaigns) and another (other*).
 type apiEnv struct {
 	h     http.Handler
+	deps  httpapi.Deps // to build the handler again with another Config
 	store porttest.Store
 
 	key, otherKey, revokedKey string
@@ -39,6 +40,11 @@ type apiEnv struct {
 }
 
 type envOption func(*httpapi.Deps, porttest.Store)
+
+// unlimited is the API's Config in scenario tests, whose many requests per
+// key would otherwise meet the default rate limit; the rate-limit tests set
+// their own.
+var unlimited = httpapi.Config{RateLimit: 1e9, RateBurst: 1 << 30}
 
 // newEnv builds the API on memstore.
 func newEnv(t *testing.T, opts ...envOption) *apiEnv {
@@ -135,7 +141,7 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 
 	deps := httpapi.Deps{
 		Auth:           auth,
-		SendCampaign:   app.NewSendCampaignMessageHandler(st, st, st, clock, ids, nil, obs),
+		SendCampaign:   newSendCampaign(st, app.Config{}),
 		ContactByPhone: app.NewGetContactByPhoneHandler(st, obs),
 		SyncContact:    app.NewSyncContactHandler(st, clock, ids, obs),
 		GetMessage:     app.NewGetMessageHandler(st, obs),
@@ -150,8 +156,17 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 	for _, o := range opts {
 		o(&deps, st)
 	}
-	e.h = httpapi.NewHandler(deps, httpapi.Config{}, nil)
+	e.deps = deps
+	e.h = httpapi.NewHandler(deps, unlimited, nil)
 	return e
+}
+
+// newSendCampaign is the send-campaign handler over st, judging media by
+// the URL's extension.
+func newSendCampaign(st porttest.Store, cfg app.Config) *app.SendCampaignMessageHandler {
+	return app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st, Messages: st,
+		Idempotency: st, SendCounts: st, Media: porttest.MediaByExtension(), Clock: system.Clock{}, IDs: system.NewIDs(),
+		Config: cfg, Obs: app.NewObserver(nil)})
 }
 
 // do sends a request and returns the response and its body, after checking

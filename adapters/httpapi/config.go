@@ -16,6 +16,16 @@ type Config struct {
 	// RequestTimeout bounds each request's work, so a database that stops
 	// answering yields 503 unavailable instead of a hung request.
 	RequestTimeout time.Duration
+	// RateLimit and RateBurst are each API key's token bucket: requests
+	// per second, and how many may come at once.
+	RateLimit float64
+	RateBurst int
+	// AuthFailuresPerMinute is how many failed authentications one client
+	// address may have per minute (and at once) before its requests are
+	// refused with 429 until its bucket refills.
+	AuthFailuresPerMinute int
+	// Now is the clock of the rate limiters; nil is time.Now. Tests set it.
+	Now func() time.Time
 }
 
 // WithDefaults fills zero fields.
@@ -46,6 +56,18 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = 10 * time.Second
+	}
+	if c.RateLimit == 0 {
+		c.RateLimit = 50
+	}
+	if c.RateBurst == 0 {
+		c.RateBurst = 100
+	}
+	if c.AuthFailuresPerMinute == 0 {
+		c.AuthFailuresPerMinute = 20
+	}
+	if c.Now == nil {
+		c.Now = time.Now
 	}
 	if c.MaxHeaderBytes == 0 {
 		c.MaxHeaderBytes = 32 << 10

@@ -3,6 +3,8 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/heraldhq/herald/domain"
+
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/ports"
 )
@@ -46,13 +48,18 @@ func (a *api) sendCampaign(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, "invalid_parameter", "dryRun", "dryRun must be true or false")
 		return
 	}
+	key, err := idempotencyKey(r)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
 	var in sendCampaignRequest
 	if !a.decodeBody(w, r, sendCampaignSpec, &in) {
 		return
 	}
 	res, err := a.d.SendCampaign.Handle(r.Context(), app.SendCampaignMessage{
 		Principal: principalFrom(r.Context()), PhoneNumber: in.PhoneNumber, CampaignID: in.CampaignID,
-		Variables: in.Variables, MediaHeaderURL: in.MediaHeaderURL, DryRun: dryRun,
+		Variables: in.Variables, MediaHeaderURL: in.MediaHeaderURL, DryRun: dryRun, IdempotencyKey: key,
 	})
 	if err != nil {
 		writeError(w, r, a.log, err)
@@ -65,9 +72,28 @@ func (a *api) sendCampaign(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/v1/messages/"+string(m.ID))
-	writeJSON(w, http.StatusAccepted, acceptedMessage{ID: string(m.ID), Status: m.Status.String(),
+	if res.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	// The answer describes the acceptance, so a replay is byte for byte the
+	// first answer: the status is the one every message is accepted in.
+	writeJSON(w, http.StatusAccepted, acceptedMessage{ID: string(m.ID), Status: domain.StatusQueued.String(),
 		CampaignID: string(m.CampaignID), ContactID: string(m.ContactID), PhoneNumber: m.Phone.String(),
 		CreatedAt: rfc3339(m.CreatedAt)})
+}
+
+// idempotencyKey reads the optional Idempotency-Key header: absent is "",
+// present it must be exactly one well-formed key.
+func idempotencyKey(r *http.Request) (domain.IdempotencyKey, error) {
+	vals, ok := r.Header[http.CanonicalHeaderKey("Idempotency-Key")]
+	if !ok {
+		return "", nil
+	}
+	if len(vals) > 1 {
+		return "", &domain.Error{Code: domain.CodeInvalidIdempotencyKey, Param: "Idempotency-Key",
+			Detail: "send one Idempotency-Key header, not several"}
+	}
+	return domain.ParseIdempotencyKey(vals[0])
 }
 
 type messageDTO struct {

@@ -4,13 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
 )
 
@@ -96,23 +97,45 @@ func observe(log *zap.Logger, timeout time.Duration, next http.Handler) http.Han
 	})
 }
 
-// authenticated checks X-API-KEY before anything else about the request and
-// puts the caller's principal in the context.
-func authenticated(auth *app.AuthenticateKeyHandler, log *zap.Logger, next http.HandlerFunc) http.HandlerFunc {
+// authenticated checks X-API-KEY before anything else about the request,
+// then the key's rate limit, and puts the caller's principal in the
+// context. A client address whose keys keep failing is refused before its
+// key is even looked at, until its failure bucket refills.
+func (a *api) authenticated(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		now := a.cfg.Now()
+		addr := clientAddr(r)
+		if wait := a.authFailures.empty(addr, now); wait > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
+			writeProblem(w, r, CodeRateLimited, "", "too many requests from this address failed authentication; retry after "+
+				strconv.Itoa(retryAfterSeconds(wait))+" s")
+			return
+		}
 		token := r.Header.Get("X-API-KEY")
 		if token == "" {
+			a.authFailures.take(addr, now)
 			w.Header().Set("WWW-Authenticate", `ApiKey header="X-API-KEY"`)
 			writeProblem(w, r, CodeMissingAPIKey, "", missingKeyDetail)
 			return
 		}
-		p, err := auth.Handle(r.Context(), token)
+		p, err := a.d.Auth.Handle(r.Context(), token)
 		if err != nil {
-			writeError(w, r, log, err)
+			if errors.Is(err, domain.ErrInvalidAPIKey) {
+				a.authFailures.take(addr, now)
+			}
+			writeError(w, r, a.log, err)
 			return
 		}
 		if rec, ok := w.(*recorder); ok {
 			rec.key = p.Key
+		}
+		wait, lim := a.keyLimits.take(string(p.Key), now)
+		a.keyLimits.setRateLimitHeaders(w.Header(), lim, now, wait)
+		if wait > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
+			writeProblem(w, r, CodeRateLimited, "", "this API key is over its rate limit; retry after "+
+				strconv.Itoa(retryAfterSeconds(wait))+" s")
+			return
 		}
 		next(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
 	}

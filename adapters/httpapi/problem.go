@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -19,8 +21,6 @@ const (
 	CodePayloadTooLarge      domain.Code = "payload_too_large"
 	CodeUnsupportedMediaType domain.Code = "unsupported_media_type"
 	CodeRateLimited          domain.Code = "rate_limited"
-	CodeIdempotencyInFlight  domain.Code = "idempotency_in_flight"
-	CodeIdempotencyReused    domain.Code = "idempotency_key_reused"
 	CodeNotFound             domain.Code = "not_found"
 	CodeMethodNotAllowed     domain.Code = "method_not_allowed"
 	CodeUnavailable          domain.Code = "unavailable"
@@ -39,6 +39,7 @@ type statusTitle struct {
 var statuses = map[domain.Code]statusTitle{
 	CodeInvalidJSON:                   {400, "Invalid JSON"},
 	CodeMissingParameter:              {400, "Missing parameter"},
+	domain.CodeInvalidIdempotencyKey:  {400, "Invalid idempotency key"},
 	CodeMissingAPIKey:                 {401, "Missing API key"},
 	domain.CodeInvalidAPIKey:          {401, "Invalid API key"},
 	domain.CodeInvalidSignature:       {401, "Invalid signature"},
@@ -56,7 +57,7 @@ var statuses = map[domain.Code]statusTitle{
 	domain.CodeContactOptedOut:        {409, "Contact opted out"},
 	domain.CodeInvalidTransition:      {409, "Invalid transition"},
 	domain.CodeConflict:               {409, "Conflict"},
-	CodeIdempotencyInFlight:           {409, "Idempotent request in flight"},
+	domain.CodeIdempotencyInFlight:    {409, "Idempotent request in flight"},
 	CodePayloadTooLarge:               {413, "Payload too large"},
 	CodeUnsupportedMediaType:          {415, "Unsupported media type"},
 	domain.CodeInvalidPhoneNumber:     {422, "Invalid phone number"},
@@ -67,8 +68,9 @@ var statuses = map[domain.Code]statusTitle{
 	domain.CodeUnsupportedMediaFormat: {422, "Unsupported media format"},
 	domain.CodeMediaUnreachable:       {422, "Media unreachable"},
 	domain.CodeInvalidParameter:       {422, "Invalid parameter"},
-	CodeIdempotencyReused:             {422, "Idempotency key reused"},
+	domain.CodeIdempotencyKeyReused:   {422, "Idempotency key reused"},
 	CodeRateLimited:                   {429, "Rate limited"},
+	domain.CodeDailySendCapReached:    {429, "Daily send cap reached"},
 	CodeInternal:                      {500, "Internal error"},
 	CodeUnavailable:                   {503, "Service unavailable"},
 }
@@ -116,6 +118,10 @@ func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err err
 		w.Header().Set("WWW-Authenticate", `ApiKey header="X-API-KEY"`)
 		writeProblem(w, r, domain.CodeInvalidAPIKey, "", invalidKeyDetail)
 	case errors.As(err, &de):
+		var re *domain.RetryableError
+		if errors.As(err, &re) {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(re.After)))
+		}
 		writeProblem(w, r, de.Code, de.Param, de.Detail)
 	case errors.Is(err, ports.ErrUnavailable):
 		log.Warn("store unavailable", zap.String("request_id", requestID(r.Context())), zap.Error(err))
@@ -125,6 +131,12 @@ func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err err
 		log.Error("internal error", zap.String("request_id", requestID(r.Context())), zap.Error(err))
 		writeProblem(w, r, CodeInternal, "", "something went wrong on our side; quote the request id when reporting it")
 	}
+}
+
+// retryAfterSeconds rounds d up to whole seconds, at least 1, for
+// Retry-After.
+func retryAfterSeconds(d time.Duration) int {
+	return max(1, int((d+time.Second-1)/time.Second))
 }
 
 // writeProblem writes a problem with the given code.

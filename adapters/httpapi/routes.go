@@ -31,6 +31,9 @@ type api struct {
 	d   Deps
 	cfg Config
 	log *zap.Logger
+
+	keyLimits    *buckets // requests per API key
+	authFailures *buckets // failed authentications per client address
 }
 
 // route is one entry of the API: its ServeMux pattern, whether it needs an
@@ -67,13 +70,15 @@ func NewHandler(d Deps, cfg Config, log *zap.Logger) http.Handler {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	a := &api{d: d, cfg: cfg.WithDefaults(), log: log}
+	cfg = cfg.WithDefaults()
+	a := &api{d: d, cfg: cfg, log: log, keyLimits: newBuckets(cfg.RateLimit, cfg.RateBurst),
+		authFailures: newBuckets(float64(cfg.AuthFailuresPerMinute)/60, cfg.AuthFailuresPerMinute)}
 	mux := http.NewServeMux()
 	for _, rt := range routes {
 		handle := rt.handle
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(a, w, r) })
 		if rt.keyed {
-			h = authenticated(d.Auth, log, h)
+			h = a.authenticated(h)
 		}
 		mux.Handle(rt.pattern, h)
 	}

@@ -37,6 +37,8 @@ var (
 	_ ports.MessageQueue           = (*Store)(nil)
 	_ ports.ConversationRepository = (*Store)(nil)
 	_ ports.WebhookEventRepository = (*Store)(nil)
+	_ ports.IdempotencyRepository  = (*Store)(nil)
+	_ ports.SendCountRepository    = (*Store)(nil)
 	_ ports.Transactor             = (*Store)(nil)
 	_ ports.Pinger                 = (*Store)(nil)
 )
@@ -59,6 +61,8 @@ func New() *Store {
 		parked:      map[parkKey]parkedStatus{},
 		events:      map[domain.WebhookEventID]domain.WebhookEvent{},
 		eventIDs:    map[string]domain.WebhookEventID{},
+		idempotency: map[idemKey]domain.IdempotencyRecord{},
+		sendCounts:  map[countKey]int{},
 	}
 	return &Store{repos{st: st, enter: st.lock}}
 }
@@ -88,6 +92,8 @@ type state struct {
 	parked      map[parkKey]parkedStatus
 	events      map[domain.WebhookEventID]domain.WebhookEvent
 	eventIDs    map[string]domain.WebhookEventID // by SHA-256
+	idempotency map[idemKey]domain.IdempotencyRecord
+	sendCounts  map[countKey]int
 }
 
 type templateKey struct{ account, name, language string }

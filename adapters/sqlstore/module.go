@@ -37,6 +37,8 @@ var provideStore = fx.Provide(fx.Annotate(New,
 	fx.As(new(ports.MessageQueue)),
 	fx.As(new(ports.ConversationRepository)),
 	fx.As(new(ports.WebhookEventRepository)),
+	fx.As(new(ports.IdempotencyRepository)),
+	fx.As(new(ports.SendCountRepository)),
 	fx.As(new(ports.Transactor)),
 	fx.As(new(ports.Pinger)),
 ))

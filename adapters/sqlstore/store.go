@@ -34,6 +34,8 @@ var (
 	_ ports.MessageQueue           = (*Store)(nil)
 	_ ports.ConversationRepository = (*Store)(nil)
 	_ ports.WebhookEventRepository = (*Store)(nil)
+	_ ports.IdempotencyRepository  = (*Store)(nil)
+	_ ports.SendCountRepository    = (*Store)(nil)
 	_ ports.Transactor             = (*Store)(nil)
 	_ ports.Pinger                 = (*Store)(nil)
 )

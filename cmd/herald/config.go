@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heraldhq/herald/adapters/media"
 	"github.com/heraldhq/herald/domain"
 )
 
@@ -33,6 +34,7 @@ type Config struct {
 	MediaAllowHTTP       bool
 	RateLimit            float64
 	RateBurst            int
+	DailySendCap         int
 	LogFormat            string
 	LogLevel             string
 	KeyCacheTTL          time.Duration
@@ -50,20 +52,12 @@ type codec struct {
 }
 
 // setting is one configuration value: its flag, variable, default, help,
-// and how to parse and print it. A setting accepted before the code that
-// uses it exists names, in inactive, when it takes effect.
+// and how to parse and print it.
 type setting struct {
 	flag, env, def, usage string
 	secret, isBool        bool
-	inactive              string
 	set                   func(string) error
 	get                   func() string
-}
-
-// until marks a setting as accepted and validated but not used yet.
-func (s setting) until(when string) setting {
-	s.inactive = when
-	return s
 }
 
 // help is the setting's line in --help.
@@ -72,11 +66,7 @@ func (s setting) help() string {
 	if def == "" {
 		def = "none"
 	}
-	usage := s.usage
-	if s.inactive != "" {
-		usage += "; takes effect when " + s.inactive
-	}
-	return fmt.Sprintf("%s\n(%s, default %s)", usage, s.env, def)
+	return fmt.Sprintf("%s\n(%s, default %s)", s.usage, s.env, def)
 }
 
 func settings(c *Config, logFormatDefault string) []setting {
@@ -171,6 +161,18 @@ func settings(c *Config, logFormatDefault string) []setting {
 		},
 			get: func() string { return *p }}
 	}
+	hosts := func(p *string) codec {
+		return codec{set: func(s string) error {
+			for _, h := range splitList(s) {
+				if err := checkAllowedHost(h); err != nil {
+					return err
+				}
+			}
+			*p = s
+			return nil
+		},
+			get: func() string { return *p }}
+	}
 	keywords := func(p *string) codec {
 		return codec{set: func(s string) error {
 			if _, err := domain.NewOptKeywords(splitList(s), nil); err != nil {
@@ -198,14 +200,11 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("opt-out-keywords", "HERALD_OPT_OUT_KEYWORDS", strings.Join(domain.DefaultOptOutKeywords, ","), "comma-separated words that, sent alone by a contact, opt them out", false, keywords(&c.OptOutKeywords)),
 		mk("opt-in-keywords", "HERALD_OPT_IN_KEYWORDS", strings.Join(domain.DefaultOptInKeywords, ","), "comma-separated words that opt a contact back in", false, keywords(&c.OptInKeywords)),
 		mk("whatsapp-mps", "HERALD_WHATSAPP_MPS", "80", "messages per second per sender number, up to 1000", false, num(&c.WhatsAppMPS, 1, 1000)),
-		mk("media-allowed-hosts", "HERALD_MEDIA_ALLOWED_HOSTS", "", "host[:port] list exempt from the private-address block", false, str(&c.MediaAllowedHosts)).
-			until("media headers are fetched and inspected"),
-		mk("media-allow-http", "HERALD_MEDIA_ALLOW_HTTP", "false", "accept plain http media URLs", false, boolean(&c.MediaAllowHTTP)).
-			until("media headers are fetched and inspected"),
-		mk("rate-limit", "HERALD_RATE_LIMIT", "50", "requests per second per key", false, positive(&c.RateLimit)).
-			until("per-key rate limiting arrives"),
-		mk("rate-burst", "HERALD_RATE_BURST", "100", "burst per key", false, num(&c.RateBurst, 1, 1_000_000)).
-			until("per-key rate limiting arrives"),
+		mk("media-allowed-hosts", "HERALD_MEDIA_ALLOWED_HOSTS", "", "comma-separated host or host:port list exempt from the private-address block (tests, intranets)", false, hosts(&c.MediaAllowedHosts)),
+		mk("media-allow-http", "HERALD_MEDIA_ALLOW_HTTP", "false", "accept plain http media URLs", false, boolean(&c.MediaAllowHTTP)),
+		mk("rate-limit", "HERALD_RATE_LIMIT", "50", "requests per second per key (token bucket)", false, positive(&c.RateLimit)),
+		mk("rate-burst", "HERALD_RATE_BURST", "100", "burst per key", false, num(&c.RateBurst, 1, 1_000_000)),
+		mk("daily-send-cap", "HERALD_DAILY_SEND_CAP", "0", "sends each workspace may have accepted per UTC day in each mode; 0 is no cap", false, num(&c.DailySendCap, 0, 1_000_000_000)),
 		mk("log-format", "HERALD_LOG_FORMAT", logFormatDefault, "json or console (console on a terminal)", false, oneOf(&c.LogFormat, "json", "console")),
 		mk("log-level", "HERALD_LOG_LEVEL", "info", "debug, info, warn or error", false, oneOf(&c.LogLevel, "debug", "info", "warn", "error")),
 		mk("key-cache-ttl", "HERALD_KEY_CACHE_TTL", "30s", "how long a verified key is trusted before it is read again", false, dur(&c.KeyCacheTTL)),
@@ -257,23 +256,6 @@ func (c *Config) masked() map[string]string {
 	return out
 }
 
-// inactiveSet lists the settings given a value other than their default
-// that nothing uses yet, each with when it takes effect.
-func (c *Config) inactiveSet() map[string]string {
-	var scratch Config
-	defaults := settings(&scratch, c.LogFormat)
-	out := map[string]string{}
-	for i, s := range settings(c, c.LogFormat) {
-		if s.inactive == "" {
-			continue
-		}
-		if err := defaults[i].set(s.def); err == nil && defaults[i].get() != s.get() {
-			out[s.env] = s.inactive
-		}
-	}
-	return out
-}
-
 // checkDatabaseURL accepts sqlite:PATH and postgres:// or postgresql:// URLs.
 func checkDatabaseURL(s string) error {
 	switch {
@@ -308,6 +290,27 @@ func maskURL(s string) string {
 		u.RawQuery = q.Encode()
 	}
 	return strings.ReplaceAll(u.String(), placeholder, "****")
+}
+
+// checkAllowedHost accepts a host name or IP address, with or without a
+// port, and nothing else (no scheme, path or user).
+func checkAllowedHost(h string) error {
+	host := h
+	if hp, port, err := net.SplitHostPort(h); err == nil {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%q: the port must be a number from 1 to 65535", h)
+		}
+		host = hp
+	}
+	if host == "" || strings.ContainsAny(host, "/@?#[] ") || strings.Contains(host, "://") {
+		return fmt.Errorf("%q is not a host or host:port", h)
+	}
+	return nil
+}
+
+// media is the media inspector's part of the configuration.
+func (c *Config) media() media.Config {
+	return media.Config{AllowHTTP: c.MediaAllowHTTP, AllowedHosts: splitList(c.MediaAllowedHosts)}
 }
 
 // splitList splits a comma-separated setting, dropping blanks.

@@ -73,24 +73,8 @@ func TestConfigRefusesBadValues(t *testing.T) {
 	}
 }
 
-func TestInactiveSettingsAreNamedWhenSet(t *testing.T) {
-	t.Parallel()
-	fs, c, err := newFlagSet("serve", envOf(map[string]string{"HERALD_RATE_LIMIT": "10", "HERALD_RATE_BURST": "100"}), io.Discard, "json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fs.Parse([]string{"--media-allow-http"}); err != nil {
-		t.Fatal(err)
-	}
-	got := c.inactiveSet()
-	if len(got) != 2 || got["HERALD_RATE_LIMIT"] == "" || got["HERALD_MEDIA_ALLOW_HTTP"] == "" {
-		t.Errorf("inactive settings given a value: %v; want HERALD_RATE_LIMIT and HERALD_MEDIA_ALLOW_HTTP (the burst is its default)", got)
-	}
-}
-
 // TestServeHelpListsEverySetting pins herald serve --help: on stdout, exit
-// 0, every setting with its flag, its variable and its default, and when a
-// setting nothing uses yet takes effect.
+// 0, every setting with its flag, its variable and its default.
 func TestServeHelpListsEverySetting(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
@@ -109,9 +93,6 @@ func TestServeHelpListsEverySetting(t *testing.T) {
 		}
 		if !strings.Contains(help, "("+s.env+", default "+def+")") {
 			t.Errorf("--help does not list %s with its default %s", s.env, def)
-		}
-		if s.inactive != "" && !strings.Contains(help, "takes effect when "+s.inactive) {
-			t.Errorf("--help does not say when %s takes effect", s.env)
 		}
 	}
 	for _, v := range []string{"HERALD_ADDR", "HERALD_DATABASE_URL", "HERALD_WHATSAPP_API_URL", "HERALD_WHATSAPP_ACCESS_TOKEN",

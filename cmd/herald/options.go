@@ -10,6 +10,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/heraldhq/herald/adapters/httpapi"
+	"github.com/heraldhq/herald/adapters/media"
 	"github.com/heraldhq/herald/adapters/sandbox"
 	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/adapters/system"
@@ -46,13 +47,16 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 			zaplog.Config{Format: cfg.LogFormat, Level: logLevel, Output: logOut},
 			sqlstore.Config{DatabaseURL: cfg.DatabaseURL, MaxOpenConns: cfg.DatabaseMaxOpenConns},
 			app.Config{KeyCacheTTL: cfg.KeyCacheTTL, LeaseDuration: cfg.LeaseDuration, LiveMPS: cfg.WhatsAppMPS,
-				TemplateRefresh: cfg.TemplateRefresh, OptKeywords: keywords},
+				TemplateRefresh: cfg.TemplateRefresh, OptKeywords: keywords, Media: cfg.media().Policy(),
+				DailySendCap: cfg.DailySendCap},
 			whatsapp.WebhookConfig{AppSecrets: splitList(cfg.WhatsAppAppSecret), VerifyToken: cfg.WhatsAppVerifyToken},
+			cfg.media(),
 		),
 		zaplog.Module,
 		system.Module,
 		store,
 		app.Module,
+		media.Module,
 		whatsapp.WebhookModule,
 		cloudAPI(cfg),
 	), nil
@@ -72,7 +76,7 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		core,
 		fx.Supply(
 			sandbox.Config{SentAfter: min(step, 100*time.Millisecond), DeliveredAfter: step, ReadAfter: step},
-			httpapi.Config{Addr: cfg.Addr, RequestTimeout: cfg.RequestTimeout},
+			httpapi.Config{Addr: cfg.Addr, RequestTimeout: cfg.RequestTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst},
 		),
 		sandbox.Module,
 		liveSender(cfg),

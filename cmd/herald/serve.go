@@ -70,12 +70,6 @@ func logStart(log *zap.Logger, cfg *Config) {
 		fields = append(fields, zap.String(strings.ToLower(k), settings[k]))
 	}
 	log.Info("configuration", fields...)
-	inactive := cfg.inactiveSet()
-	for _, k := range names {
-		if when, ok := inactive[k]; ok {
-			log.Warn("setting has no effect yet", zap.String("setting", k), zap.String("takes_effect_when", when))
-		}
-	}
 	if !cfg.whatsApp().Configured() {
 		log.Warn("live messages go to the sandbox: set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_PHONE_NUMBER_ID to send through the Cloud API")
 	} else {

@@ -182,7 +182,7 @@ func newContactWithPhone(t testing.TB, ws domain.WorkspaceID, phone domain.Phone
 // a test key, not yet stored. The campaign must use NewTemplate.
 func NewMessage(t testing.TB, c domain.Campaign, ct domain.Contact) domain.Message {
 	t.Helper()
-	prep, err := c.Prepare([]string{"Asha", "A-1001"}, "")
+	prep, err := c.Prepare([]string{"Asha", "A-1001"}, "", domain.MediaPolicy{})
 	if err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}

@@ -18,6 +18,8 @@ type Store interface {
 	ports.MessageQueue
 	ports.ConversationRepository
 	ports.WebhookEventRepository
+	ports.IdempotencyRepository
+	ports.SendCountRepository
 	ports.Transactor
 	ports.Pinger
 }
@@ -38,8 +40,8 @@ type storeTest struct {
 // not belong to a workspace is isolated the same way: templates by a random
 // account, parked statuses by random wamids, webhook events by a random,
 // never-reused window of receipt times that every listing filters on. The
-// one global purge (PurgeParkedStatuses) reaches only events parked decades
-// ago, which no other case parks. The queue
+// global purges (parked statuses, idempotency records, send counts) reach
+// only rows dated decades ago, which no other case writes. The queue
 // is the exception, because ClaimMessages looks across workspaces: the Queue
 // cases run first and one after another, and only then do the parallel cases
 // start. The queue cases only ever assert about their own messages, so a
@@ -68,6 +70,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Messages", messageTests},
 		{"Conversations", conversationTests},
 		{"Webhooks", webhookTests},
+		{"SendGuards", sendGuardTests},
 		{"Tx", txTests},
 	}
 	for _, g := range groups {

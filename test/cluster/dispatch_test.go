@@ -64,7 +64,8 @@ func TestThreeDispatchersSendEachMessageOnce(t *testing.T) {
 	clock, ids := system.Clock{}, system.NewIDs()
 	key, camp := seed(t, setup)
 	principal := domain.Principal{Workspace: key.Key.Workspace, Key: key.Key.ID, Mode: domain.ModeLive}
-	send := app.NewSendCampaignMessageHandler(setup, setup, setup, clock, ids, nil, nil)
+	send := app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: setup, Campaigns: setup, Contacts: setup,
+		Messages: setup, Idempotency: setup, SendCounts: setup, Clock: clock, IDs: ids})
 	var wg sync.WaitGroup
 	errs := make(chan error, messages)
 	for w := range 8 {

@@ -91,9 +91,10 @@ func TestDatabaseOutage(t *testing.T) {
 	defer func() { stop(); <-done }()
 
 	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Deps{
-		Auth:         app.NewAuthenticateKeyHandler(st, clock, cfg),
-		SendCampaign: app.NewSendCampaignMessageHandler(st, st, st, clock, ids, wake, obs),
-		Store:        st,
+		Auth: app.NewAuthenticateKeyHandler(st, clock, cfg),
+		SendCampaign: app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st,
+			Messages: st, Idempotency: st, SendCounts: st, Clock: clock, IDs: ids, Wake: wake, Obs: obs}),
+		Store: st,
 	}, httpapi.Config{RequestTimeout: 5 * time.Second}, zaptest.NewLogger(t, zaptest.Level(zap.ErrorLevel))))
 	defer srv.Close()
 

@@ -29,7 +29,7 @@ func TestInstanceKilledMidRun(t *testing.T) {
 
 	servers := make([]*server, instances)
 	for i := range servers {
-		servers[i] = in.serve("HERALD_LEASE_DURATION=2s", "HERALD_SANDBOX_STEP_DELAY=1h")
+		servers[i] = in.serve("HERALD_LEASE_DURATION=2s", "HERALD_SANDBOX_STEP_DELAY=1h", "HERALD_RATE_LIMIT=1000000", "HERALD_RATE_BURST=1000000")
 	}
 
 	var (

@@ -30,7 +30,8 @@ func TestAcceptedMessagesSurviveKills(t *testing.T) {
 	in.cli(&camp, "campaigns", "create", "--name", "W", "--template-name", "welcome", "--language", "en_US",
 		"--body", "Hi {{1}}, your code is {{2}}", "--activate")
 	env := []string{"HERALD_WHATSAPP_API_URL=" + fake.URL, "HERALD_WHATSAPP_ACCESS_TOKEN=" + fake.Token,
-		"HERALD_WHATSAPP_PHONE_NUMBER_ID=" + fake.PhoneNumberID, "HERALD_WHATSAPP_MPS=1000", "HERALD_LEASE_DURATION=2s"}
+		"HERALD_WHATSAPP_PHONE_NUMBER_ID=" + fake.PhoneNumberID, "HERALD_WHATSAPP_MPS=1000", "HERALD_LEASE_DURATION=2s",
+		"HERALD_RATE_LIMIT=1000000", "HERALD_RATE_BURST=1000000"}
 
 	var accepted []string
 	for round := range rounds {

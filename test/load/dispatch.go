@@ -58,7 +58,8 @@ func dispatchRun(dir string, n, mps, concurrency int, latency time.Duration) err
 	if err != nil {
 		return err
 	}
-	send := app.NewSendCampaignMessageHandler(st, st, st, clock, ids, nil, nil)
+	send := app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st, Messages: st,
+		Idempotency: st, SendCounts: st, Clock: clock, IDs: ids})
 	p := domain.Principal{Workspace: key.Key.Workspace, Key: key.Key.ID, Mode: domain.ModeLive}
 	for i := range n {
 		if _, err := send.Handle(ctx, app.SendCampaignMessage{Principal: p, PhoneNumber: fmt.Sprintf("+1415555%04d", i),

@@ -83,8 +83,10 @@ func run(duration time.Duration, conns, maxRequests int, postgres string) error 
 		}
 	}()
 	measure := func(name, databaseURL string) error {
+		// One key drives the whole load: lift its rate limit, which would
+		// otherwise be what is measured.
 		env := append(os.Environ(), "HERALD_DATABASE_URL="+databaseURL,
-			"HERALD_LOG_FORMAT=json", "HERALD_LOG_LEVEL=warn")
+			"HERALD_LOG_FORMAT=json", "HERALD_LOG_LEVEL=warn", "HERALD_RATE_LIMIT=1000000", "HERALD_RATE_BURST=1000000")
 		if strings.HasPrefix(databaseURL, "postgres") {
 			var migrated struct{ To int }
 			if err := cli(bin, env, &migrated, "migrate", "--json"); err != nil {

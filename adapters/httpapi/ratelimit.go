@@ -1,0 +1,120 @@
+package httpapi
+
+import (
+	"math"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// buckets hands out one token bucket per name (an API key's id, a client's
+// address). A bucket idle long enough to have refilled is the same as a new
+// one, so those are forgotten when the set has grown: memory stays bounded
+// by the names active within one refill time.
+type buckets struct {
+	rate  rate.Limit
+	burst int
+
+	mu        sync.Mutex
+	m         map[string]*bucket
+	sweepSize int // sweep when the set reaches this size
+}
+
+type bucket struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+func newBuckets(perSecond float64, burst int) *buckets {
+	return &buckets{rate: rate.Limit(perSecond), burst: burst, m: map[string]*bucket{}, sweepSize: 1024}
+}
+
+// refill is how long an empty bucket takes to fill up.
+func (b *buckets) refill() time.Duration {
+	return time.Duration(float64(b.burst) / float64(b.rate) * float64(time.Second))
+}
+
+func (b *buckets) get(name string, now time.Time) *rate.Limiter {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e, ok := b.m[name]
+	if !ok {
+		if len(b.m) >= b.sweepSize {
+			idle := now.Add(-b.refill())
+			for k, v := range b.m {
+				if v.seen.Before(idle) {
+					delete(b.m, k)
+				}
+			}
+			b.sweepSize = max(1024, 2*len(b.m))
+		}
+		e = &bucket{lim: rate.NewLimiter(b.rate, b.burst)}
+		b.m[name] = e
+	}
+	e.seen = now
+	return e.lim
+}
+
+// take spends one token from name's bucket. When the bucket is empty it
+// spends nothing and returns how long until a token is there.
+func (b *buckets) take(name string, now time.Time) (wait time.Duration, lim *rate.Limiter) {
+	lim = b.get(name, now)
+	r := lim.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return d, lim
+	}
+	return 0, lim
+}
+
+// empty reports how long until name's bucket holds a token again, or 0 when
+// it holds one now. It spends nothing.
+func (b *buckets) empty(name string, now time.Time) time.Duration {
+	b.mu.Lock()
+	e, ok := b.m[name]
+	b.mu.Unlock()
+	if !ok {
+		return 0
+	}
+	if tokens := e.lim.TokensAt(now); tokens < 1 {
+		return time.Duration((1 - tokens) / float64(b.rate) * float64(time.Second))
+	}
+	return 0
+}
+
+// setRateLimitHeaders describes the key's bucket in the IETF RateLimit
+// header fields: the policy (q requests per window of w seconds, the burst
+// and its refill time) and what is left (r requests, full again in t
+// seconds). wait, when not zero, is the Retry-After of a refused request,
+// and t then points at the same moment.
+func (b *buckets) setRateLimitHeaders(h http.Header, lim *rate.Limiter, now time.Time, wait time.Duration) {
+	window := max(1, int(math.Ceil(b.refill().Seconds())))
+	h.Set("RateLimit-Policy", `"key";q=`+strconv.Itoa(b.burst)+`;w=`+strconv.Itoa(window))
+	tokens := max(0, lim.TokensAt(now))
+	reset := int(math.Ceil((float64(b.burst) - tokens) / float64(b.rate)))
+	if wait > 0 {
+		reset = retryAfterSeconds(wait)
+	}
+	h.Set("RateLimit", `"key";r=`+strconv.Itoa(int(tokens))+`;t=`+strconv.Itoa(reset))
+}
+
+// clientAddr names the client for the failed-authentication limiter: its
+// IP address, or for IPv6 its /64 network, since one client commonly holds
+// a whole /64. It is the connection's address: behind a proxy every client
+// shares the proxy's.
+func clientAddr(r *http.Request) string {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	addr := ap.Addr().Unmap()
+	if addr.Is6() {
+		p, _ := addr.Prefix(64)
+		return p.String()
+	}
+	return addr.String()
+}

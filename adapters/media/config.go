@@ -1,0 +1,86 @@
+package media
+
+import (
+	"net"
+	"strings"
+	"time"
+
+	"github.com/heraldhq/herald/domain"
+)
+
+// Config says which media URLs Herald may fetch beyond public https hosts,
+// and how hard it tries.
+type Config struct {
+	// AllowHTTP accepts plain http URLs (tests, intranets).
+	AllowHTTP bool
+	// AllowedHosts are "host" or "host:port" entries exempt from the
+	// private-address block and dialed without the address guard. They
+	// are compared lowercase.
+	AllowedHosts []string
+	// Timeout bounds one whole fetch: connecting, redirects, headers and
+	// reading. Default 10 s.
+	Timeout time.Duration
+	// CacheTTL is how long a successful inspection is reused. Default 10 min.
+	CacheTTL time.Duration
+	// FailureTTL is how long a refused or failed inspection is reused.
+	// Default 1 min.
+	FailureTTL time.Duration
+	// CacheSize bounds the number of cached outcomes. Default 10,000.
+	CacheSize int
+	// MaxConcurrent bounds the fetches running at once; others wait for a
+	// slot while their context lasts. Default 16.
+	MaxConcurrent int
+}
+
+// The defaults WithDefaults fills in.
+const (
+	DefaultTimeout       = 10 * time.Second
+	DefaultCacheTTL      = 10 * time.Minute
+	DefaultFailureTTL    = time.Minute
+	DefaultCacheSize     = 10_000
+	DefaultMaxConcurrent = 16
+)
+
+// WithDefaults returns c with every zero or negative limit replaced by its
+// default and AllowedHosts normalised (lowercase, no trailing dot, no
+// brackets around a bare IPv6 address, empty entries dropped).
+func (c Config) WithDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.CacheTTL <= 0 {
+		c.CacheTTL = DefaultCacheTTL
+	}
+	if c.FailureTTL <= 0 {
+		c.FailureTTL = DefaultFailureTTL
+	}
+	if c.CacheSize <= 0 {
+		c.CacheSize = DefaultCacheSize
+	}
+	if c.MaxConcurrent <= 0 {
+		c.MaxConcurrent = DefaultMaxConcurrent
+	}
+	c.AllowedHosts = normaliseHosts(c.AllowedHosts)
+	return c
+}
+
+// Policy is the domain's view of c, for domain.CheckMediaURL.
+func (c Config) Policy() domain.MediaPolicy {
+	return domain.MediaPolicy{AllowHTTP: c.AllowHTTP, AllowedHosts: normaliseHosts(c.AllowedHosts)}
+}
+
+func normaliseHosts(hosts []string) []string {
+	var out []string
+	for _, h := range hosts {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if host, port, err := net.SplitHostPort(h); err == nil {
+			h = net.JoinHostPort(strings.TrimSuffix(host, "."), port)
+		} else {
+			h = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"), ".")
+		}
+		if h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
+}

@@ -1,0 +1,79 @@
+package memstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/heraldhq/herald/domain"
+)
+
+// idemKey is a claimed Idempotency-Key's identity: one per workspace.
+type idemKey struct {
+	ws  domain.WorkspaceID
+	key domain.IdempotencyKey
+}
+
+// countKey is one workspace's sends in one mode on one UTC day.
+type countKey struct {
+	ws   domain.WorkspaceID
+	mode domain.KeyMode
+	day  time.Time
+}
+
+// FindIdempotencyRecord returns the workspace's record of key, if any.
+func (r *repos) FindIdempotencyRecord(ctx context.Context, ws domain.WorkspaceID, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error) {
+	defer r.enter(ctx)()
+	rec, ok := r.st.idempotency[idemKey{ws, key}]
+	return rec, ok, nil
+}
+
+// ClaimIdempotencyKey stores rec unless a record of its key created at or
+// after staleBefore exists.
+func (r *repos) ClaimIdempotencyKey(ctx context.Context, rec domain.IdempotencyRecord, staleBefore time.Time) error {
+	defer r.enter(ctx)()
+	k := idemKey{rec.Workspace, rec.Key}
+	if old, ok := r.st.idempotency[k]; ok && !old.CreatedAt.Before(utc(staleBefore)) {
+		return domain.ErrConflict
+	}
+	rec.CreatedAt = utc(rec.CreatedAt)
+	put(r.st, r.st.idempotency, k, rec)
+	return nil
+}
+
+// PurgeIdempotencyRecords removes records created before the time.
+func (r *repos) PurgeIdempotencyRecords(ctx context.Context, before time.Time) (int, error) {
+	defer r.enter(ctx)()
+	n, before := 0, utc(before)
+	for k, rec := range r.st.idempotency {
+		if rec.CreatedAt.Before(before) {
+			del(r.st, r.st.idempotency, k)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// CountSend adds one to the day's count unless it has reached limit.
+func (r *repos) CountSend(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, day time.Time, limit int) (bool, error) {
+	defer r.enter(ctx)()
+	k := countKey{ws, mode, utc(day)}
+	n := r.st.sendCounts[k]
+	if n >= limit || limit < 1 {
+		return false, nil
+	}
+	put(r.st, r.st.sendCounts, k, n+1)
+	return true, nil
+}
+
+// PurgeSendCounts removes the counts of days before the time.
+func (r *repos) PurgeSendCounts(ctx context.Context, before time.Time) (int, error) {
+	defer r.enter(ctx)()
+	n, before := 0, utc(before)
+	for k := range r.st.sendCounts {
+		if k.day.Before(before) {
+			del(r.st, r.st.sendCounts, k)
+			n++
+		}
+	}
+	return n, nil
+}
