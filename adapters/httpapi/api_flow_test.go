@@ -62,8 +62,9 @@ func TestSendCampaignAccepted(t *testing.T) {
 		if res.StatusCode != 200 || decode[map[string]any](t, body)["id"] != got["contactId"] {
 			t.Fatalf("by-phone %s: %d %s", p, res.StatusCode, body)
 		}
-		if res.Header.Get("Cache-Control") != "no-store" {
-			t.Errorf("contact data must not be cached")
+		if res.Header.Get("Cache-Control") != "no-store" || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("contact data must not be cached nor sniffed: Cache-Control %q, X-Content-Type-Options %q",
+				res.Header.Get("Cache-Control"), res.Header.Get("X-Content-Type-Options"))
 		}
 	}
 	// The thread has the outbound entry.

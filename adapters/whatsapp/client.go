@@ -29,7 +29,11 @@ func New(cfg Config) *Client {
 		cfg.Timeout = 20 * time.Second
 	}
 	cfg.APIURL = strings.TrimRight(cfg.APIURL, "/")
-	return &Client{cfg: cfg, http: &http.Client{Timeout: cfg.Timeout}}
+	// Meta never redirects an API call: a redirect means a wrong API URL or
+	// something in the way, and following it would carry the request (and
+	// its token, to the same host) somewhere else. The 3xx is the answer.
+	noRedirects := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &Client{cfg: cfg, http: &http.Client{Timeout: cfg.Timeout, CheckRedirect: noRedirects}}
 }
 
 type sendResponse struct {

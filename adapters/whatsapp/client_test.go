@@ -271,3 +271,26 @@ func TestRefusedTemplateSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestRedirectIsNotFollowed: an API URL that redirects is answered by the
+// redirect itself, a permanent failure; the token never reaches the
+// redirect's target.
+func TestRedirectIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	var reached int
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached++ }))
+	t.Cleanup(elsewhere.Close)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirecting.Close)
+	c := whatsapp.New(whatsapp.Config{APIURL: redirecting.URL, AccessToken: "token", PhoneNumberID: "1", Timeout: 10 * time.Second})
+	_, err := c.Send(context.Background(), porttest.SenderMessage())
+	var se *ports.SendError
+	if !errors.As(err, &se) || se.Class != ports.ClassPermanent {
+		t.Fatalf("send through a redirect: %v, want a permanent failure", err)
+	}
+	if reached != 0 {
+		t.Fatalf("the redirect was followed %d times", reached)
+	}
+}
