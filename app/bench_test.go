@@ -88,23 +88,12 @@ func BenchmarkWebhookStatuses(b *testing.B) {
 	const secret = "bench-secret"
 	setup := func(b *testing.B) (*app.SendCampaignMessageHandler, *app.ReceiveWebhookHandler, domain.Principal, string) {
 		st := sqliteStore(b)
+		h, p, campaign := benchSender(b, st, app.Config{})
 		ids, clock := system.NewIDs(), system.Clock{}
-		def := app.NewEnsureDefaultWorkspaceHandler(st, clock, ids)
-		k, err := app.NewCreateKeyHandler(st, st, def, clock, ids).Handle(ctx, app.CreateKey{Name: "bench"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		c, err := app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids).Handle(ctx, app.CreateCampaign{Name: "W",
-			TemplateName: "welcome", Language: "en_US", Body: "Hi {{1}}", Activate: true})
-		if err != nil {
-			b.Fatal(err)
-		}
 		hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{secret}})
 		receive := app.NewReceiveWebhookHandler(hooks, st,
 			app.NewApplyWebhookEventHandler(hooks, st, st, clock, ids, app.Config{}, nil), clock, ids, nil)
-		p := domain.Principal{Workspace: k.Key.Workspace, Key: k.Key.ID, Mode: k.Key.Mode}
-		return app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st, Messages: st,
-			Idempotency: st, SendCounts: st, Clock: clock, IDs: ids}), receive, p, string(c.ID)
+		return h, receive, p, campaign
 	}
 	send := func(b *testing.B, h *app.SendCampaignMessageHandler, p domain.Principal, campaign string, i int) domain.MessageID {
 		res, err := h.Handle(ctx, app.SendCampaignMessage{Principal: p, CampaignID: campaign,
@@ -138,6 +127,65 @@ func BenchmarkWebhookStatuses(b *testing.B) {
 				}
 			}
 			i++
+		}
+	})
+}
+
+// benchSender is a send-campaign handler over st with a test key's
+// principal and an active one-variable campaign.
+func benchSender(b *testing.B, st *sqlstore.Store, cfg app.Config) (*app.SendCampaignMessageHandler, domain.Principal, string) {
+	b.Helper()
+	ctx := context.Background()
+	ids, clock := system.NewIDs(), system.Clock{}
+	def := app.NewEnsureDefaultWorkspaceHandler(st, clock, ids)
+	k, err := app.NewCreateKeyHandler(st, st, def, clock, ids).Handle(ctx, app.CreateKey{Name: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids).Handle(ctx, app.CreateCampaign{Name: "W",
+		TemplateName: "welcome", Language: "en_US", Body: "Hi {{1}}", Activate: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := domain.Principal{Workspace: k.Key.Workspace, Key: k.Key.ID, Mode: k.Key.Mode}
+	return app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st, Messages: st,
+		Idempotency: st, SendCounts: st, Clock: clock, IDs: ids, Config: cfg}), p, string(c.ID)
+}
+
+// BenchmarkSendGuards is a send on SQLite (synchronous=FULL, one caller)
+// without guards, with a fresh Idempotency-Key, with the daily cap
+// counted, and a replay of a used key (no transaction at all).
+func BenchmarkSendGuards(b *testing.B) {
+	ctx := context.Background()
+	run := func(b *testing.B, cfg app.Config, key func(i int) domain.IdempotencyKey) {
+		h, p, campaign := benchSender(b, sqliteStore(b), cfg)
+		i := 0
+		for b.Loop() {
+			_, err := h.Handle(ctx, app.SendCampaignMessage{Principal: p, CampaignID: campaign,
+				PhoneNumber: "+1415555" + strconv.Itoa(1000+i%9000), Variables: []string{"Ana"}, IdempotencyKey: key(i)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	}
+	none := func(int) domain.IdempotencyKey { return "" }
+	b.Run("plain", func(b *testing.B) { run(b, app.Config{}, none) })
+	b.Run("idempotency-key", func(b *testing.B) {
+		run(b, app.Config{}, func(i int) domain.IdempotencyKey { return domain.IdempotencyKey("k-" + strconv.Itoa(i)) })
+	})
+	b.Run("daily-cap", func(b *testing.B) { run(b, app.Config{DailySendCap: 1 << 30}, none) })
+	b.Run("replay", func(b *testing.B) {
+		h, p, campaign := benchSender(b, sqliteStore(b), app.Config{})
+		cmd := app.SendCampaignMessage{Principal: p, CampaignID: campaign, PhoneNumber: "+14155551000",
+			Variables: []string{"Ana"}, IdempotencyKey: "k"}
+		if _, err := h.Handle(ctx, cmd); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if res, err := h.Handle(ctx, cmd); err != nil || !res.Replayed {
+				b.Fatalf("replay: %+v, %v", res, err)
+			}
 		}
 	})
 }
