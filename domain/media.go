@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"golang.org/x/text/width"
 )
 
 // MaxMediaURLLength bounds a media header URL.
@@ -64,7 +66,7 @@ func CheckMediaURL(raw string, p MediaPolicy) error {
 	if u.User != nil {
 		return bad("the media header URL must not carry credentials")
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	host := strings.TrimSuffix(asDialed(strings.ToLower(u.Hostname())), ".")
 	if host == "" {
 		return bad("the media header URL must be an absolute https URL")
 	}
@@ -94,6 +96,18 @@ func CheckMediaURL(raw string, p MediaPolicy) error {
 		return bad("the media header URL must point to a public address")
 	}
 	return nil
+}
+
+// asDialed is host as an HTTP client dials it: IDNA maps full-width
+// characters and ideographic full stops to ASCII, so "１２７。０。０。１" is
+// 127.0.0.1 and must be judged as such.
+func asDialed(host string) string {
+	for i := 0; i < len(host); i++ {
+		if host[i] >= 0x80 {
+			return strings.NewReplacer("\u3002", ".", "\uff61", ".").Replace(width.Fold.String(host))
+		}
+	}
+	return host
 }
 
 // PublicAddr reports whether addr is a global unicast address outside the

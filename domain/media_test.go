@@ -261,3 +261,18 @@ func TestCheckMediaURLWithPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckMediaURLFullWidth: hosts written with full-width digits or
+// ideographic full stops are judged as the ASCII address a client dials.
+func TestCheckMediaURLFullWidth(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{"https://１２７.０.０.１/a.jpg", "https://127。0。0。1/a.jpg", "https://127｡0｡0｡1/a.jpg",
+		"https://１０.０.０.１/a.jpg", "https://０ｘ７ｆ.１/a.jpg", "https://ｌｏｃａｌｈｏｓｔ/a.jpg"} {
+		if err := domain.CheckMediaURL(raw, domain.MediaPolicy{}); !errors.Is(err, domain.ErrInvalidMediaURL) {
+			t.Errorf("CheckMediaURL(%q) = %v, want invalid_media_url", raw, err)
+		}
+	}
+	if err := domain.CheckMediaURL("https://bücher.example/a.jpg", domain.MediaPolicy{}); err != nil {
+		t.Errorf("an internationalised name: %v", err)
+	}
+}
