@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -123,19 +122,12 @@ func runWorkers(lc fx.Lifecycle, w workers) {
 			}
 			go func() { d.Run(ctx); done <- struct{}{} }()
 			go func() {
-				t := time.NewTicker(cfg.LastUsedFlushEvery)
-				defer t.Stop()
-				for {
-					select {
-					case <-ctx.Done():
-						done <- struct{}{}
-						return
-					case <-t.C:
-						if err := auth.FlushLastUsed(ctx); err != nil {
-							log.Warn("writing key last-used times failed", zap.Error(err))
-						}
+				every(ctx, cfg.LastUsedFlushEvery, func() {
+					if err := auth.FlushLastUsed(ctx); err != nil {
+						log.Warn("writing key last-used times failed", zap.Error(err))
 					}
-				}
+				})
+				done <- struct{}{}
 			}()
 			go func() { templates.Refresh(ctx, cfg.TemplateRefresh); done <- struct{}{} }()
 			go func() { w.Webhooks.Retry(ctx); done <- struct{}{} }()
@@ -161,18 +153,4 @@ func runWorkers(lc fx.Lifecycle, w workers) {
 			return auth.FlushLastUsed(stop)
 		},
 	})
-}
-
-// every runs fn each period until ctx ends.
-func every(ctx context.Context, period time.Duration, fn func()) {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			fn()
-		}
-	}
 }

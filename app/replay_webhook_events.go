@@ -128,14 +128,7 @@ func (h *ReplayWebhookEventsHandler) RetryOnce(ctx context.Context) (int, error)
 
 // Retry runs RetryOnce every WebhookRetryEvery until ctx ends.
 func (h *ReplayWebhookEventsHandler) Retry(ctx context.Context) {
-	t := time.NewTicker(h.cfg.WebhookRetryEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, h.cfg.WebhookRetryEvery, func() {
 		n, err := h.RetryOnce(ctx)
 		if n > 0 {
 			h.log.Info("webhook events applied on retry", zap.Int("events", n))
@@ -143,5 +136,5 @@ func (h *ReplayWebhookEventsHandler) Retry(ctx context.Context) {
 		if err != nil && ctx.Err() == nil {
 			h.log.Warn("retrying webhook events failed", zap.Error(err))
 		}
-	}
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"hash/crc32"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -177,12 +176,7 @@ func (e *apiEnv) do(t *testing.T, method, url string, header map[string]string, 
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	rec := httptest.NewRecorder()
-	e.h.ServeHTTP(rec, req)
-	res := rec.Result()
-	b, _ := io.ReadAll(res.Body)
-	validateAgainstSpec(t, req, res.StatusCode, res.Header, b)
-	return res, string(b)
+	return e.serve(t, req)
 }
 
 func (e *apiEnv) keyed(key string) map[string]string {
