@@ -106,9 +106,7 @@ func (a *api) authenticated(next http.HandlerFunc) http.HandlerFunc {
 		now := a.cfg.Now()
 		addr := clientAddr(r)
 		if wait := a.authFailures.empty(addr, now); wait > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
-			writeProblem(w, r, CodeRateLimited, "", "too many requests from this address failed authentication; retry after "+
-				strconv.Itoa(retryAfterSeconds(wait))+" s")
+			rateLimited(w, r, wait, "too many requests from this address failed authentication")
 			return
 		}
 		token := r.Header.Get("X-API-KEY")
@@ -132,11 +130,16 @@ func (a *api) authenticated(next http.HandlerFunc) http.HandlerFunc {
 		wait, lim := a.keyLimits.take(string(p.Key), now)
 		a.keyLimits.setRateLimitHeaders(w.Header(), lim, now, wait)
 		if wait > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
-			writeProblem(w, r, CodeRateLimited, "", "this API key is over its rate limit; retry after "+
-				strconv.Itoa(retryAfterSeconds(wait))+" s")
+			rateLimited(w, r, wait, "this API key is over its rate limit")
 			return
 		}
 		next(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
 	}
+}
+
+// rateLimited answers 429 rate_limited, retry after wait.
+func rateLimited(w http.ResponseWriter, r *http.Request, wait time.Duration, why string) {
+	secs := strconv.Itoa(retryAfterSeconds(wait))
+	w.Header().Set("Retry-After", secs)
+	writeProblem(w, r, CodeRateLimited, "", why+"; retry after "+secs+" s")
 }
