@@ -80,7 +80,7 @@ func NewSendCampaignMessageHandler(d SendCampaignDeps) *SendCampaignMessageHandl
 func (h *SendCampaignMessageHandler) Handle(ctx context.Context, cmd SendCampaignMessage) (SendCampaignMessageResult, error) {
 	return observe(ctx, h.d.Obs, "send_campaign_message", func(ctx context.Context) (SendCampaignMessageResult, error) {
 		if cmd.IdempotencyKey == "" || cmd.DryRun {
-			return h.handle(ctx, cmd)
+			return h.handle(ctx, cmd, "")
 		}
 		return h.handleIdempotent(ctx, cmd)
 	})
@@ -103,7 +103,7 @@ func (h *SendCampaignMessageHandler) handleIdempotent(ctx context.Context, cmd S
 	if res, done, err := h.replay(ctx, ws, key, fp); done {
 		return res, err
 	}
-	res, err := h.handle(ctx, cmd)
+	res, err := h.handle(ctx, cmd, fp)
 	if errors.Is(err, errKeyClaimed) {
 		if res, done, err := h.replay(ctx, ws, key, fp); done {
 			return res, err
@@ -137,7 +137,9 @@ func (h *SendCampaignMessageHandler) replay(ctx context.Context, ws domain.Works
 // the lookup and the transaction.
 var errKeyClaimed = errors.New("idempotency key claimed concurrently")
 
-func (h *SendCampaignMessageHandler) handle(ctx context.Context, cmd SendCampaignMessage) (SendCampaignMessageResult, error) {
+// handle runs the checks and stores the message; with an Idempotency-Key it
+// claims the key, for the request whose fingerprint is fp.
+func (h *SendCampaignMessageHandler) handle(ctx context.Context, cmd SendCampaignMessage, fp domain.Fingerprint) (SendCampaignMessageResult, error) {
 	ws := cmd.Principal.Workspace
 	phone, err := domain.ParsePhoneNumber(cmd.PhoneNumber)
 	if err != nil {
@@ -171,7 +173,7 @@ func (h *SendCampaignMessageHandler) handle(ctx context.Context, cmd SendCampaig
 		// key waits here (PostgreSQL) or before its transaction (SQLite)
 		// instead of doing the work twice.
 		if cmd.IdempotencyKey != "" {
-			rec := domain.IdempotencyRecord{Workspace: ws, Key: cmd.IdempotencyKey, Fingerprint: cmd.fingerprint(),
+			rec := domain.IdempotencyRecord{Workspace: ws, Key: cmd.IdempotencyKey, Fingerprint: fp,
 				Message: msgID, CreatedAt: now}
 			err := r.Idempotency.ClaimIdempotencyKey(ctx, rec, domain.IdempotencyStaleBefore(now))
 			if errors.Is(err, domain.ErrConflict) {

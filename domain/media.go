@@ -98,13 +98,17 @@ func CheckMediaURL(raw string, p MediaPolicy) error {
 	return nil
 }
 
+// ideographicStops are the full stops IDNA maps to ".", beyond the
+// full-width one width.Fold already maps.
+var ideographicStops = strings.NewReplacer("\u3002", ".", "\uff61", ".")
+
 // asDialed is host as an HTTP client dials it: IDNA maps full-width
 // characters and ideographic full stops to ASCII, so "１２７。０。０。１" is
 // 127.0.0.1 and must be judged as such.
 func asDialed(host string) string {
 	for i := 0; i < len(host); i++ {
 		if host[i] >= 0x80 {
-			return strings.NewReplacer("\u3002", ".", "\uff61", ".").Replace(width.Fold.String(host))
+			return ideographicStops.Replace(width.Fold.String(host))
 		}
 	}
 	return host

@@ -43,14 +43,10 @@ func (r *repos) ClaimIdempotencyKey(ctx context.Context, rec domain.IdempotencyR
 // PurgeIdempotencyRecords removes records created before the time.
 func (r *repos) PurgeIdempotencyRecords(ctx context.Context, before time.Time) (int, error) {
 	defer r.enter(ctx)()
-	n, before := 0, utc(before)
-	for k, rec := range r.st.idempotency {
-		if rec.CreatedAt.Before(before) {
-			del(r.st, r.st.idempotency, k)
-			n++
-		}
-	}
-	return n, nil
+	before = utc(before)
+	return deleteWhere(r.st, r.st.idempotency, func(_ idemKey, rec domain.IdempotencyRecord) bool {
+		return rec.CreatedAt.Before(before)
+	}), nil
 }
 
 // CountSend adds one to the day's count unless it has reached limit.
@@ -68,12 +64,6 @@ func (r *repos) CountSend(ctx context.Context, ws domain.WorkspaceID, mode domai
 // PurgeSendCounts removes the counts of days before the time.
 func (r *repos) PurgeSendCounts(ctx context.Context, before time.Time) (int, error) {
 	defer r.enter(ctx)()
-	n, before := 0, utc(before)
-	for k := range r.st.sendCounts {
-		if k.day.Before(before) {
-			del(r.st, r.st.sendCounts, k)
-			n++
-		}
-	}
-	return n, nil
+	before = utc(before)
+	return deleteWhere(r.st, r.st.sendCounts, func(k countKey, _ int) bool { return k.day.Before(before) }), nil
 }

@@ -155,6 +155,19 @@ func put[K comparable, V any](st *state, m map[K]V, k K, v V) {
 }
 
 // del deletes m[k] and, inside a transaction, records how to undo it.
+// deleteWhere deletes (undoably) the entries of m that match and says how
+// many went.
+func deleteWhere[K comparable, V any](st *state, m map[K]V, match func(K, V) bool) int {
+	n := 0
+	for k, v := range m {
+		if match(k, v) {
+			del(st, m, k)
+			n++
+		}
+	}
+	return n
+}
+
 func del[K comparable, V any](st *state, m map[K]V, k K) {
 	old, had := m[k]
 	if !had {
@@ -698,14 +711,8 @@ func (r *repos) TakeParkedStatuses(ctx context.Context, providerID string) ([]po
 // how many went.
 func (r *repos) PurgeParkedStatuses(ctx context.Context, before time.Time) (int, error) {
 	defer r.enter(ctx)()
-	n, before := 0, utc(before)
-	for k, p := range r.st.parked {
-		if p.parkedAt.Before(before) {
-			del(r.st, r.st.parked, k)
-			n++
-		}
-	}
-	return n, nil
+	before = utc(before)
+	return deleteWhere(r.st, r.st.parked, func(_ parkKey, p parkedStatus) bool { return p.parkedAt.Before(before) }), nil
 }
 
 // ClaimMessages leases up to c.Limit due messages, oldest due first (then by
