@@ -18,6 +18,7 @@ import (
 // is read from its HERALD_* variable, so a flag wins over the environment.
 type Config struct {
 	Addr                 string
+	DebugAddr            string
 	DatabaseURL          string
 	DatabaseMaxOpenConns int
 	WhatsAppAPIURL       string
@@ -140,6 +141,16 @@ func settings(c *Config, logFormatDefault string) []setting {
 		},
 			get: func() string { return *p }}
 	}
+	optionalAddr := func(p *string) codec { // empty turns the listener off
+		a := addr(p)
+		return codec{set: func(s string) error {
+			if s == "" {
+				*p = ""
+				return nil
+			}
+			return a.set(s)
+		}, get: a.get}
+	}
 	database := func(p *string) codec {
 		return codec{set: func(s string) error {
 			if err := checkDatabaseURL(s); err != nil {
@@ -188,6 +199,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 	}
 	return []setting{
 		mk("addr", "HERALD_ADDR", "127.0.0.1:8080", "listen address (port 0 picks a free port)", false, addr(&c.Addr)),
+		mk("debug-addr", "HERALD_DEBUG_ADDR", "", "address of the profiler (net/http/pprof), e.g. 127.0.0.1:6060; keep it on loopback; empty is off", false, optionalAddr(&c.DebugAddr)),
 		mk("database-url", "HERALD_DATABASE_URL", "sqlite:herald.db", "sqlite:PATH or postgres://…", true, database(&c.DatabaseURL)),
 		mk("database-max-open-conns", "HERALD_DATABASE_MAX_OPEN_CONNS", "0", "database pool size; 0 picks 8 for SQLite, 20 for PostgreSQL", false, num(&c.DatabaseMaxOpenConns, 0, 1000)),
 		mk("whatsapp-api-url", "HERALD_WHATSAPP_API_URL", "https://graph.facebook.com/v24.0", "Cloud API base, version included", false, baseURL(&c.WhatsAppAPIURL)),

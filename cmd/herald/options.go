@@ -83,7 +83,16 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		httpapi.Module,
 		app.WorkersModule,
 		fx.Invoke(func(*http.Server) {}),
+		debugServer(cfg.DebugAddr),
 	), nil
+}
+
+// debugServer serves the profiler when its address is set.
+func debugServer(addr string) fx.Option {
+	if addr == "" {
+		return fx.Options()
+	}
+	return httpapi.DebugModule(addr)
 }
 
 // whatsApp is the Cloud API adapter's part of the configuration.

@@ -1,0 +1,46 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/pprof"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+)
+
+// DebugModule serves Go's profiler (net/http/pprof) on its own listener, for
+// profiling a running server: go tool pprof http://ADDR/debug/pprof/profile.
+// It is off unless the operator names an address, and that address should be
+// loopback: profiles show code paths and the heap.
+func DebugModule(addr string) fx.Option {
+	return fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger) { newDebugServer(lc, addr, log) })
+}
+
+func newDebugServer(lc fx.Lifecycle, addr string, log *zap.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: Config{}.WithDefaults().ReadHeaderTimeout}
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			log.Info("debug listening", zap.String("addr", ln.Addr().String()))
+			go func() {
+				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					log.Error("debug server stopped", zap.Error(err))
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error { return srv.Close() },
+	})
+}
