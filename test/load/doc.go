@@ -1,11 +1,47 @@
-// Command load measures send-campaign throughput and latency on loopback.
+// Command load measures Herald's HTTP throughput, latency and memory on
+// loopback, with vegeta (github.com/tsenart/vegeta) as the load generator.
 //
-// It builds the herald binary, runs it on a fresh SQLite file with the
-// sandbox, creates a test key and an active campaign with the CLI, and drives
-// POST /v1/messages/send-campaign from a fixed number of connections for a
-// bounded time. In the same run it drives a floor: a minimal net/http handler
-// that does the same key check, strict decoding and phone validation with no
-// storage, so Herald's figures are also reported as a ratio to the floor.
+// It builds the herald binary, creates a test-mode key and an active
+// campaign with the CLI, and serves herald on 127.0.0.1 with the sandbox
+// sender and the key's rate limit lifted (so the limiter is not what is
+// measured). Each target is measured alone, in this order:
 //
-//	go run ./test/load -duration 10s -connections 64
+//   - the floor: a net/http handler inside this process that does Herald's
+//     token parse and constant-time hash compare and phone validation (and,
+//     for sends, strict decoding) with no storage; its lookup answers a
+//     fixed contact. Every req/s figure is also given as a ratio to the
+//     floor's saturated send rate, which makes runs on different machines
+//     comparable;
+//   - herald on a fresh SQLite file (synchronous=FULL);
+//   - herald on a fresh PostgreSQL database, when -postgres names a server
+//     (the database is created, migrated and dropped).
+//
+// For each target it runs three phases, each bounded by its duration and by
+// -max-requests:
+//
+//  1. POST /v1/messages/send-campaign at saturation: -connections workers
+//     and connections, each sending its next request when the previous one
+//     is answered, for -duration; recipients rotate through 10,000 numbers;
+//  2. the same at a fixed rate of half the saturation rate just measured,
+//     for -duration: the latency a server has with headroom (the goal is a
+//     p99 under 25 ms);
+//  3. GET /v1/contacts/by-phone/{phone} at saturation, over the numbers
+//     sent to, for half of -duration (at least 2s).
+//
+// Only 202 (sends) and 200 (lookups) count as successes: req/s, p50 and p99
+// are over those, and anything else is counted as an error. It also reports
+// each herald's peak resident set (VmHWM) and, with -cpuprofile DIR, writes
+// a CPU profile of each herald's send saturation phase to
+// DIR/cpu-sqlite.pprof and DIR/cpu-postgres.pprof, fetched from the
+// profiler herald serves on HERALD_DEBUG_ADDR. The results are printed as
+// Markdown tables for docs/benchmarks.md. Run it from the module root:
+//
+//	go run ./test/load -duration 10s -connections 64 -postgres "$HERALD_TEST_POSTGRES_URL" -cpuprofile /tmp/prof
+//	go tool pprof -top /tmp/prof/cpu-sqlite.pprof
+//
+// With -dispatch N it measures the dispatcher instead: how fast N accepted
+// messages on SQLite reach a fake Cloud API that answers after -latency,
+// paced at -mps:
+//
+//	go run ./test/load -dispatch 5000 -latency 100ms -mps 1000
 package main

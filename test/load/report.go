@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+)
+
+// p99Goal is the latency Herald aims to stay under at half its saturation
+// rate.
+const p99Goal = 25 * time.Millisecond
+
+// printReport writes the results as Markdown, ready to paste into
+// docs/benchmarks.md: a header line saying where they were measured, the
+// phase table, the memory table and notes. reports[0] is the floor.
+func printReport(w io.Writer, o options, reports []report) {
+	fmt.Fprintf(w, "Loopback, vegeta %s: %s per send-campaign phase, %s of lookups, %d connections, GOMAXPROCS=%d, NumCPU=%d, CPU: %s\n\n",
+		vegetaVersion(), o.duration, max(o.duration/2, 2*time.Second), o.conns, runtime.GOMAXPROCS(0), runtime.NumCPU(), cpuModel())
+	floor := reports[0].send.rate
+	fmt.Fprintln(w, "| target | phase | req/s | × floor | p50 | p99 | errors |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|")
+	for _, r := range reports {
+		for _, p := range []phase{r.send, r.paced, r.lookup} {
+			if p.label == "" {
+				continue // not reached: the target failed before this phase
+			}
+			fmt.Fprintf(w, "| %s | %s | %.0f | %s | %s | %s | %d |\n",
+				r.name, p.title(), p.rate, ratio(p.rate, floor), ms(p.p50), ms(p.p99), p.errors)
+		}
+	}
+	printMemory(w, reports[1:])
+	printNotes(w, reports)
+}
+
+// title is the phase's label, with a note when -max-requests ended it.
+func (p phase) title() string {
+	if p.capped {
+		return p.label + " (stopped by -max-requests)"
+	}
+	return p.label
+}
+
+func ratio(rate, floor float64) string {
+	if floor == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", rate/floor)
+}
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+// printMemory writes the herald servers' peak resident set sizes.
+func printMemory(w io.Writer, heralds []report) {
+	if len(heralds) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\n| target | peak RSS (VmHWM) |")
+	fmt.Fprintln(w, "|---|---:|")
+	for _, r := range heralds {
+		rss := "–" // the target failed before it was read
+		if r.peakRSS > 0 {
+			rss = fmt.Sprintf("%.1f MiB", r.peakRSS)
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", r.name, rss)
+	}
+}
+
+// printNotes says how to read the tables, whether each herald met the p99
+// goal at half saturation, what failed and where the profiles are.
+func printNotes(w io.Writer, reports []report) {
+	fmt.Fprintln(w, "\nOnly 202 (send) and 200 (lookup) answers count: req/s, p50 and p99 are over those; anything else is an error.")
+	fmt.Fprintln(w, "The floor is a net/http handler in the load process with Herald's token check and phone validation,")
+	fmt.Fprintln(w, "and strict decoding for sends, and no storage; its lookup answers a fixed contact. × floor divides by its saturated send rate.")
+	var goal []string
+	for _, r := range reports[1:] {
+		if r.paced.label == "" {
+			continue
+		}
+		verdict := "met"
+		if r.paced.ok == 0 || r.paced.p99 >= p99Goal {
+			verdict = "NOT met"
+		}
+		goal = append(goal, fmt.Sprintf("%s %s (%s)", r.name, verdict, ms(r.paced.p99)))
+	}
+	if len(goal) > 0 {
+		fmt.Fprintf(w, "p99 < %s at half saturation: %s.\n", ms(p99Goal), strings.Join(goal, "; "))
+	}
+	// Vegeta times a request from when a worker takes it: with every worker
+	// busy, the paced phase falls behind and its latencies leave out the
+	// wait. The shortfall is the sign.
+	for _, r := range reports {
+		if p := r.paced; p.asked > 0 && p.rate < 0.95*float64(p.asked) {
+			fmt.Fprintf(w, "%s fell behind its pace (%.0f of %d/s): its latencies leave out time spent waiting for a free worker.\n",
+				r.name, p.rate, p.asked)
+		}
+	}
+	for _, r := range reports {
+		for _, p := range []phase{r.send, r.paced, r.lookup} {
+			if p.errors > 0 {
+				fmt.Fprintf(w, "Errors, %s, %s: %s.\n", r.name, p.label, p.errorSummary())
+			}
+		}
+	}
+	for _, r := range reports {
+		if r.profile != "" {
+			fmt.Fprintf(w, "CPU profile of %s during send-campaign saturation: %s\n", r.name, r.profile)
+		}
+	}
+}
+
+// errorSummary lists the kinds of error, most frequent first.
+func (p phase) errorSummary() string {
+	if len(p.kinds) == 0 {
+		return "no errors"
+	}
+	kinds := make([]string, 0, len(p.kinds))
+	for k := range p.kinds {
+		kinds = append(kinds, k)
+	}
+	slices.SortFunc(kinds, func(a, b string) int { return cmp.Or(p.kinds[b]-p.kinds[a], strings.Compare(a, b)) })
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%d× %s", p.kinds[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo, or "unknown".
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+// vegetaVersion is the load generator's module version, from the build.
+func vegetaVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "github.com/tsenart/vegeta/v12" {
+				return m.Version
+			}
+		}
+	}
+	return "(version unknown)"
+}
