@@ -178,7 +178,7 @@ SET name = :name, template_name = :template_name, language = :language, header_f
     template_status = :template_status, status = :status, created_at = :created_at, updated_at = :updated_at
 WHERE workspace_id = :workspace_id AND id = :id`
 	var c domain.Campaign
-	err := s.inTx(ctx, func(ts *Store) error {
+	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
 		var err error
 		if c, err = ts.getCampaign(ctx, "update campaign", qGet+ts.d.lockRows(), ws, id); err != nil {
 			return err

@@ -130,7 +130,7 @@ SET phone_number = :phone_number, name = :name, email = :email, attributes = :at
     profile_name = :profile_name, created_at = :created_at, updated_at = :updated_at, last_message_at = :last_message_at
 WHERE workspace_id = :workspace_id AND id = :id`
 	var c domain.Contact
-	err := s.inTx(ctx, func(ts *Store) error {
+	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
 		var err error
 		arg := map[string]any{"workspace_id": string(ws), "id": string(id)}
 		if c, err = ts.getContact(ctx, "update contact", qGet+ts.d.lockRows(), arg); err != nil {

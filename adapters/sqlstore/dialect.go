@@ -30,6 +30,8 @@ type Dialect interface {
 	// classify recognises the engine's unique violations and signs of an
 	// unreachable or overloaded database.
 	classify(err error) errKind
+	// commitRunners is how many group-commit transactions may run at once.
+	commitRunners() int
 	// lockMigrations serialises concurrent migrators inside tx.
 	lockMigrations(ctx context.Context, tx *sqlx.Tx) error
 	// schemaMigrationsDDL creates the migrations bookkeeping table.

@@ -49,6 +49,10 @@ func (postgresDialect) classify(err error) errKind {
 	return kindOther
 }
 
+// Two groups at once: one runs its statements while the other waits for its
+// commit to be flushed.
+func (postgresDialect) commitRunners() int { return 2 }
+
 // migrationLockKey is an arbitrary constant naming Herald's migration lock.
 const migrationLockKey = 7_370_201_504
 

@@ -47,6 +47,9 @@ func (sqliteDialect) classify(err error) errKind {
 	return kindOther
 }
 
+// SQLite has one writer: a second group could only wait for the first.
+func (sqliteDialect) commitRunners() int { return 1 }
+
 // SQLite migrators are serialised by BEGIN IMMEDIATE.
 func (sqliteDialect) lockMigrations(context.Context, *sqlx.Tx) error { return nil }
 

@@ -106,7 +106,7 @@ func (s *Store) UpdateKey(ctx context.Context, ws domain.WorkspaceID, id domain.
 SET name = :name, last_used_at = :last_used_at, revoked_at = :revoked_at, expires_at = :expires_at
 WHERE workspace_id = :workspace_id AND id = :id`
 	var k domain.APIKey
-	err := s.inTx(ctx, func(ts *Store) error {
+	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
 		var err error
 		k, err = ts.getKey(ctx, "update key", qGet+ts.d.lockRows(), map[string]any{"workspace_id": string(ws), "id": string(id)})
 		if err != nil {
@@ -134,7 +134,7 @@ WHERE id = :id AND (last_used_at IS NULL OR last_used_at < :last_used_at)`
 	if len(lastUsed) == 0 {
 		return nil
 	}
-	return s.inTx(ctx, func(ts *Store) error {
+	return s.inTx(ctx, func(ctx context.Context, ts *Store) error {
 		// In id order, so concurrent batches lock rows in the same order.
 		for _, id := range slices.Sorted(maps.Keys(lastUsed)) {
 			arg := map[string]any{"id": string(id), "last_used_at": newDBTime(lastUsed[id])}

@@ -231,7 +231,7 @@ func (s *Store) getMessage(ctx context.Context, op, q string, arg any) (domain.M
 func (s *Store) UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID, fn func(*domain.Message) error) (domain.Message, error) {
 	const qGet = `SELECT ` + messageColumns + ` FROM messages WHERE workspace_id = :workspace_id AND id = :id`
 	var m domain.Message
-	err := s.inTx(ctx, func(ts *Store) error {
+	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
 		var err error
 		arg := map[string]any{"workspace_id": string(ws), "id": string(id)}
 		if m, err = ts.getMessage(ctx, "update message", qGet+ts.d.lockRows(), arg); err != nil {

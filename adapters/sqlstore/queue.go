@@ -38,7 +38,7 @@ WHERE id = :id`
 		return nil, nil
 	}
 	var claimed []ports.Claimed
-	err := s.inTx(ctx, func(ts *Store) error {
+	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
 		var rows []claimRow
 		arg := map[string]any{"now": newDBTime(c.Now), "limit": c.Limit}
 		if err := ts.selectAll(ctx, &rows, qDue+ts.d.claimLock(), arg); err != nil {
@@ -95,7 +95,7 @@ func (s *Store) RenewLeases(ctx context.Context, owner string, ids []domain.Mess
 	if len(ids) == 0 {
 		return nil
 	}
-	return s.inTx(ctx, func(ts *Store) error {
+	return s.inTx(ctx, func(ctx context.Context, ts *Store) error {
 		for _, id := range ids {
 			if _, err := ts.exec(ctx, q, map[string]any{"id": string(id), "owner": owner, "lease_until": newDBTime(until)}); err != nil {
 				return ts.fail("renew leases", err, nil)

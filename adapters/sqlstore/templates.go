@@ -99,7 +99,7 @@ SET provider_id = excluded.provider_id, status = excluded.status, category = exc
 		keep[key{t.Name, t.Language}] = true
 		rows = append(rows, row)
 	}
-	return s.inTx(ctx, func(ts *Store) error {
+	return s.inTx(ctx, func(ctx context.Context, ts *Store) error {
 		var stored []key
 		if err := ts.selectAll(ctx, &stored, qKeys+ts.d.lockRows(), map[string]any{"account": account}); err != nil {
 			return ts.fail("replace templates", err, nil)

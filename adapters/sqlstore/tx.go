@@ -12,7 +12,7 @@ import (
 // commit is returned as an error, never reported as success. Called on a
 // store already bound to a transaction, fn joins it.
 func (s *Store) WithinTx(ctx context.Context, fn func(ctx context.Context, r ports.Repos) error) error {
-	return s.inTx(ctx, func(ts *Store) error { return fn(ctx, ts.repos()) })
+	return s.inTx(ctx, func(ctx context.Context, ts *Store) error { return fn(ctx, ts.repos()) })
 }
 
 func (s *Store) repos() ports.Repos {
@@ -21,33 +21,28 @@ func (s *Store) repos() ports.Repos {
 }
 
 // inTx runs fn on a store bound to a transaction: s's own when it has one,
-// otherwise a new one that commits when fn returns nil.
-func (s *Store) inTx(ctx context.Context, fn func(ts *Store) error) error {
+// otherwise one that commits when fn returns nil, shared with concurrent
+// callers by group commit (group_commit.go). fn must run its statements
+// with the ctx it is given.
+func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, ts *Store) error) error {
 	if s.tx != nil {
-		return fn(s)
+		return fn(ctx, s)
 	}
-	unlock, err := s.lockWriter(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return s.fail("begin transaction", err, nil)
 	}
-	defer unlock()
-	tx, err := s.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return s.fail("begin transaction", err, nil)
+	out := s.group.do(&member{ctx: ctx, fn: fn, done: make(chan outcome, 1)}, s.runGroup)
+	switch {
+	case out.panicked:
+		panic(out.panicVal)
+	case out.left:
+		return s.fail("begin transaction", out.err, nil)
 	}
-	done := false
-	defer func() {
-		if !done {
-			// fn failed or panicked; a panic carries on once this returns.
-			_ = tx.Rollback()
-		}
-	}()
-	if err := fn(&Store{db: s.db, ext: tx, tx: tx, d: s.d, writer: s.writer}); err != nil {
-		return err
-	}
-	done = true // Commit ends the transaction whether or not it succeeds.
-	if err := tx.Commit(); err != nil {
-		return s.fail("commit", err, nil)
-	}
-	return nil
+	return out.err
+}
+
+// savepoint runs one savepoint statement of a group's transaction.
+func (s *Store) savepoint(stmt string) error {
+	_, err := s.ext.ExecContext(context.Background(), stmt)
+	return s.fail(stmt, err, nil)
 }

@@ -135,7 +135,7 @@ func (s *Store) UpdateWebhookEvent(ctx context.Context, id domain.WebhookEventID
 	const qUpdate = `UPDATE webhook_events SET applied_at = :applied_at, attempts = :attempts, last_error = :last_error
 WHERE id = :id`
 	var e domain.WebhookEvent
-	err := s.inTx(ctx, func(ts *Store) error {
+	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
 		var err error
 		if e, err = ts.getWebhookEvent(ctx, "update webhook event", qGet+ts.d.lockRows(), map[string]any{"id": string(id)}); err != nil {
 			return err

@@ -95,7 +95,7 @@ func TestDatabaseOutage(t *testing.T) {
 		SendCampaign: app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st,
 			Messages: st, Idempotency: st, SendCounts: st, Clock: clock, IDs: ids, Wake: wake, Obs: obs}),
 		Store: st,
-	}, httpapi.Config{RequestTimeout: 5 * time.Second}, zaptest.NewLogger(t, zaptest.Level(zap.ErrorLevel))))
+	}, httpapi.Config{RequestTimeout: 5 * time.Second, RateLimit: 1e6, RateBurst: 1e6}, zaptest.NewLogger(t, zaptest.Level(zap.ErrorLevel))))
 	defer srv.Close()
 
 	var (

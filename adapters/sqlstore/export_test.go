@@ -1,0 +1,30 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/heraldhq/herald/ports"
+)
+
+// MaxBatch is the most transactions one group commits.
+const MaxBatch = maxBatch
+
+// CommitRunners is how many groups may run at once on d.
+func CommitRunners(d Dialect) int { return d.commitRunners() }
+
+// Waiting reports how many transactions wait in the group-commit queue.
+func (s *Store) Waiting() int {
+	s.group.mu.Lock()
+	defer s.group.mu.Unlock()
+	return len(s.group.queue)
+}
+
+// TxOf identifies the database transaction r is bound to.
+func TxOf(r ports.Repos) any { return r.Contacts.(*Store).tx }
+
+// DeferForeignKeys makes SQLite check r's transaction's foreign keys at
+// COMMIT.
+func DeferForeignKeys(ctx context.Context, r ports.Repos) error {
+	_, err := r.Contacts.(*Store).ext.ExecContext(ctx, `PRAGMA defer_foreign_keys = ON`)
+	return err
+}
