@@ -246,3 +246,18 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 	}
 	return nil
 }
+
+// findOrCreateContact returns the workspace's contact for phone, creating it
+// (and its conversation) if it is new: for a message the contact wrote.
+func findOrCreateContact(ctx context.Context, contacts ports.ContactRepository, ids ports.IDGenerator, ws domain.WorkspaceID, phone domain.PhoneNumber, now time.Time) (domain.Contact, error) {
+	c, err := contacts.GetContactByPhone(ctx, ws, phone)
+	if !errors.Is(err, domain.ErrContactNotFound) {
+		return c, err
+	}
+	c = domain.NewContact(domain.ContactID(ids.NewID(domain.PrefixContact)),
+		domain.ConversationID(ids.NewID(domain.PrefixConversation)), ws, phone, now)
+	if err := contacts.CreateContact(ctx, c); err != nil {
+		return domain.Contact{}, err
+	}
+	return c, nil
+}

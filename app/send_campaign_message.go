@@ -186,21 +186,23 @@ func (h *SendCampaignMessageHandler) handle(ctx context.Context, cmd SendCampaig
 		if err := h.countSend(ctx, r, cmd.Principal, now); err != nil {
 			return err
 		}
-		contact, err := findOrCreateContact(ctx, r.Contacts, h.d.IDs, ws, phone, now)
-		if err != nil {
-			return err
-		}
-		if err := contact.CanReceive(); err != nil {
-			return err
-		}
-		// Lock the contact row first (the touch is a read-modify-write):
-		// inserting the message and entry then only re-enters a lock this
-		// transaction holds, so concurrent sends to one contact queue
-		// instead of deadlocking on PostgreSQL.
-		contact, err = r.Contacts.UpdateContact(ctx, ws, contact.ID, func(c *domain.Contact) error {
+		// The contact's row is locked first (found and touched in one
+		// read-modify-write), so concurrent sends to one contact queue
+		// instead of deadlocking on PostgreSQL: inserting the message and
+		// entry only re-enters a lock this transaction holds.
+		contact, err := r.Contacts.UpdateContactByPhone(ctx, ws, phone, func(c *domain.Contact) error {
+			if err := c.CanReceive(); err != nil {
+				return err
+			}
 			c.Touch(now)
 			return nil
 		})
+		if errors.Is(err, domain.ErrContactNotFound) {
+			contact = domain.NewContact(domain.ContactID(h.d.IDs.NewID(domain.PrefixContact)),
+				domain.ConversationID(h.d.IDs.NewID(domain.PrefixConversation)), ws, phone, now)
+			contact.Touch(now)
+			err = r.Contacts.CreateContact(ctx, contact)
+		}
 		if err != nil {
 			return err
 		}
@@ -284,22 +286,6 @@ func (h *SendCampaignMessageHandler) dryRun(ctx context.Context, p domain.Princi
 	// biz_opaque_callback_data as a real send would carry it.
 	msg := domain.NewMessage(domain.MessageID(h.d.IDs.NewID(domain.PrefixMessage)), c, contact, p, prep, h.d.Clock.Now())
 	return SendCampaignMessageResult{Message: msg, Payload: ports.OutboundFor(msg).Payload(), DryRun: true}, nil
-}
-
-// findOrCreateContact returns the workspace's contact for phone, creating it (and
-// its conversation) if it is new: for a send, or for a message the contact
-// wrote.
-func findOrCreateContact(ctx context.Context, contacts ports.ContactRepository, ids ports.IDGenerator, ws domain.WorkspaceID, phone domain.PhoneNumber, now time.Time) (domain.Contact, error) {
-	c, err := contacts.GetContactByPhone(ctx, ws, phone)
-	if !errors.Is(err, domain.ErrContactNotFound) {
-		return c, err
-	}
-	c = domain.NewContact(domain.ContactID(ids.NewID(domain.PrefixContact)),
-		domain.ConversationID(ids.NewID(domain.PrefixConversation)), ws, phone, now)
-	if err := contacts.CreateContact(ctx, c); err != nil {
-		return domain.Contact{}, err
-	}
-	return c, nil
 }
 
 // withParam names param on a domain error that has none, so a not-found

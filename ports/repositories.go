@@ -105,6 +105,10 @@ type ContactRepository interface {
 	// from that number concerns them all.
 	ListContactsByPhone(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error)
 	UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error)
+	// UpdateContactByPhone is UpdateContact for the workspace's contact with
+	// the phone number, found and locked by one lookup; a send touches its
+	// contact this way.
+	UpdateContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber, fn func(*domain.Contact) error) (domain.Contact, error)
 }
 
 // MessageRepository stores messages and their status history.

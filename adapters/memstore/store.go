@@ -538,6 +538,22 @@ func (r *repos) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id dom
 	return copyContact(c), nil
 }
 
+// UpdateContactByPhone runs fn on the workspace's contact with the phone
+// number and stores the result if fn succeeds.
+func (r *repos) UpdateContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber, fn func(*domain.Contact) error) (domain.Contact, error) {
+	id, ok := r.contactIDByPhone(ctx, ws, phone)
+	if !ok {
+		return domain.Contact{}, domain.NotFound(domain.ErrContactNotFound)
+	}
+	return r.UpdateContact(ctx, ws, id, fn)
+}
+
+func (r *repos) contactIDByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.ContactID, bool) {
+	defer r.enter(ctx)()
+	id, ok := r.st.contactIDs[phoneKey{ws, phone.String()}]
+	return id, ok
+}
+
 // CreateMessage stores a new message, due for sending from its creation
 // time.
 func (r *repos) CreateMessage(ctx context.Context, m domain.Message) error {

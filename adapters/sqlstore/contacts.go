@@ -123,7 +123,20 @@ func (s *Store) getContact(ctx context.Context, op, q string, arg any) (domain.C
 // atomically. The id, workspace and conversation do not change; a phone
 // number taken by another contact of the workspace is a conflict.
 func (s *Store) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error) {
-	const qGet = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND id = :id`
+	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND id = :id`
+	return s.updateContact(ctx, q, map[string]any{"workspace_id": string(ws), "id": string(id)}, fn)
+}
+
+// UpdateContactByPhone is UpdateContact for the workspace's contact with
+// the phone number.
+func (s *Store) UpdateContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber, fn func(*domain.Contact) error) (domain.Contact, error) {
+	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND phone_number = :phone_number`
+	return s.updateContact(ctx, q, map[string]any{"workspace_id": string(ws), "phone_number": phone.String()}, fn)
+}
+
+// updateContact reads one contact with qGet, locking its row, runs fn on it
+// and stores the result.
+func (s *Store) updateContact(ctx context.Context, qGet string, arg map[string]any, fn func(*domain.Contact) error) (domain.Contact, error) {
 	const qUpdate = `UPDATE contacts
 SET phone_number = :phone_number, name = :name, email = :email, attributes = :attributes, tags = :tags,
     opted_out = :opted_out, opt_out_changed_at = :opt_out_changed_at, wa_id = :wa_id,
@@ -132,11 +145,10 @@ WHERE workspace_id = :workspace_id AND id = :id`
 	var c domain.Contact
 	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
 		var err error
-		arg := map[string]any{"workspace_id": string(ws), "id": string(id)}
 		if c, err = ts.getContact(ctx, "update contact", qGet+ts.d.lockRows(), arg); err != nil {
 			return err
 		}
-		conv := c.ConversationID
+		id, ws, conv := c.ID, c.Workspace, c.ConversationID
 		if err := fn(&c); err != nil {
 			return err
 		}

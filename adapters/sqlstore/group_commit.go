@@ -156,6 +156,7 @@ func (s *Store) runGroup(group []*member) {
 	}()
 	ts := &Store{db: s.db, ext: tx, tx: tx, d: s.d, writer: s.writer, stmts: s.stmts}
 	alone := len(group) == 1
+	open := false // a member's savepoint is still open: COMMIT releases it
 	for _, m := range group {
 		if err := m.ctx.Err(); err != nil {
 			m.out = &outcome{err: s.fail("begin transaction", err, nil)}
@@ -167,16 +168,21 @@ func (s *Store) runGroup(group []*member) {
 			}
 			break
 		}
-		if err := ts.savepoint(`SAVEPOINT member`); err != nil {
+		// The previous member's savepoint is released and this one's taken
+		// in one round trip.
+		begin := `SAVEPOINT member`
+		if open {
+			begin = `RELEASE SAVEPOINT member; SAVEPOINT member`
+		}
+		if err := ts.savepoint(begin); err != nil {
 			fail(err)
 			return
 		}
-		m.out = runMember(m, ts)
-		undo := `RELEASE SAVEPOINT member`
-		if m.out.err != nil || m.out.panicked {
-			undo = `ROLLBACK TO SAVEPOINT member`
+		open = true
+		if m.out = runMember(m, ts); m.out.err == nil && !m.out.panicked {
+			continue
 		}
-		if err := ts.savepoint(undo); err != nil {
+		if err := ts.savepoint(`ROLLBACK TO SAVEPOINT member`); err != nil {
 			// The engine gave up the whole transaction (SQLite does so on
 			// some I/O errors): nobody's writes can commit.
 			fail(err)

@@ -35,6 +35,9 @@ var _ ports.ContactRepository = &ContactRepositoryMock{}
 //			UpdateContactFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error) {
 //				panic("mock out the UpdateContact method")
 //			},
+//			UpdateContactByPhoneFunc: func(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber, fn func(*domain.Contact) error) (domain.Contact, error) {
+//				panic("mock out the UpdateContactByPhone method")
+//			},
 //		}
 //
 //		// use mockedContactRepository in code that requires ports.ContactRepository
@@ -56,6 +59,9 @@ type ContactRepositoryMock struct {
 
 	// UpdateContactFunc mocks the UpdateContact method.
 	UpdateContactFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error)
+
+	// UpdateContactByPhoneFunc mocks the UpdateContactByPhone method.
+	UpdateContactByPhoneFunc func(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber, fn func(*domain.Contact) error) (domain.Contact, error)
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -102,12 +108,24 @@ type ContactRepositoryMock struct {
 			// Fn is the fn argument value.
 			Fn func(*domain.Contact) error
 		}
+		// UpdateContactByPhone holds details about calls to the UpdateContactByPhone method.
+		UpdateContactByPhone []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Ws is the ws argument value.
+			Ws domain.WorkspaceID
+			// Phone is the phone argument value.
+			Phone domain.PhoneNumber
+			// Fn is the fn argument value.
+			Fn func(*domain.Contact) error
+		}
 	}
-	lockCreateContact       sync.RWMutex
-	lockGetContact          sync.RWMutex
-	lockGetContactByPhone   sync.RWMutex
-	lockListContactsByPhone sync.RWMutex
-	lockUpdateContact       sync.RWMutex
+	lockCreateContact        sync.RWMutex
+	lockGetContact           sync.RWMutex
+	lockGetContactByPhone    sync.RWMutex
+	lockListContactsByPhone  sync.RWMutex
+	lockUpdateContact        sync.RWMutex
+	lockUpdateContactByPhone sync.RWMutex
 }
 
 // CreateContact calls CreateContactFunc.
@@ -303,5 +321,49 @@ func (mock *ContactRepositoryMock) UpdateContactCalls() []struct {
 	mock.lockUpdateContact.RLock()
 	calls = mock.calls.UpdateContact
 	mock.lockUpdateContact.RUnlock()
+	return calls
+}
+
+// UpdateContactByPhone calls UpdateContactByPhoneFunc.
+func (mock *ContactRepositoryMock) UpdateContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber, fn func(*domain.Contact) error) (domain.Contact, error) {
+	if mock.UpdateContactByPhoneFunc == nil {
+		panic("ContactRepositoryMock.UpdateContactByPhoneFunc: method is nil but ContactRepository.UpdateContactByPhone was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Ws    domain.WorkspaceID
+		Phone domain.PhoneNumber
+		Fn    func(*domain.Contact) error
+	}{
+		Ctx:   ctx,
+		Ws:    ws,
+		Phone: phone,
+		Fn:    fn,
+	}
+	mock.lockUpdateContactByPhone.Lock()
+	mock.calls.UpdateContactByPhone = append(mock.calls.UpdateContactByPhone, callInfo)
+	mock.lockUpdateContactByPhone.Unlock()
+	return mock.UpdateContactByPhoneFunc(ctx, ws, phone, fn)
+}
+
+// UpdateContactByPhoneCalls gets all the calls that were made to UpdateContactByPhone.
+// Check the length with:
+//
+//	len(mockedContactRepository.UpdateContactByPhoneCalls())
+func (mock *ContactRepositoryMock) UpdateContactByPhoneCalls() []struct {
+	Ctx   context.Context
+	Ws    domain.WorkspaceID
+	Phone domain.PhoneNumber
+	Fn    func(*domain.Contact) error
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Ws    domain.WorkspaceID
+		Phone domain.PhoneNumber
+		Fn    func(*domain.Contact) error
+	}
+	mock.lockUpdateContactByPhone.RLock()
+	calls = mock.calls.UpdateContactByPhone
+	mock.lockUpdateContactByPhone.RUnlock()
 	return calls
 }

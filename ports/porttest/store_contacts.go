@@ -17,6 +17,7 @@ var contactTests = []storeTest{
 	{"PhoneUnique", testContactPhoneUnique},
 	{"Update", testContactUpdate},
 	{"UpdateError", testContactUpdateError},
+	{"UpdateByPhone", testContactUpdateByPhone},
 	{"Copies", testContactCopies},
 	{"ListByPhone", testContactListByPhone},
 }
@@ -184,6 +185,52 @@ func testContactUpdateError(t *testing.T, s Store) {
 		t.Fatalf("GetContact: %v", err)
 	}
 	mustEqual(t, "contact after a failed update", c, got)
+}
+
+// UpdateContactByPhone finds the contact by the workspace and phone number:
+// it updates that contact only, and like UpdateContact stores nothing when
+// fn fails and never calls fn for a missing or foreign contact.
+func testContactUpdateByPhone(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c, bystander := f.contact(), f.contact()
+	at := Now().Add(time.Second)
+	want := cloneContact(c)
+	want.Touch(at)
+	got, err := s.UpdateContactByPhone(f.ctx, f.ws, c.Phone, func(c *domain.Contact) error { c.Touch(at); return nil })
+	if err != nil {
+		t.Fatalf("UpdateContactByPhone: %v", err)
+	}
+	mustEqual(t, "UpdateContactByPhone result", want, got)
+	read, err := s.GetContact(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("GetContact: %v", err)
+	}
+	mustEqual(t, "contact updated by phone, read back", want, read)
+	read, err = s.GetContact(f.ctx, f.ws, bystander.ID)
+	if err != nil {
+		t.Fatalf("GetContact: %v", err)
+	}
+	mustEqual(t, "another contact of the workspace", bystander, read)
+
+	boom := errors.New("boom")
+	_, err = s.UpdateContactByPhone(f.ctx, f.ws, c.Phone, func(c *domain.Contact) error {
+		c.OptedOut = true
+		return boom
+	})
+	mustBe(t, "UpdateContactByPhone with a failing fn", err, boom)
+	if read, _ := s.GetContact(f.ctx, f.ws, c.ID); read.OptedOut {
+		t.Fatal("a failed UpdateContactByPhone was stored")
+	}
+
+	called := false
+	never := func(*domain.Contact) error { called = true; return nil }
+	_, err = s.UpdateContactByPhone(f.ctx, f.ws, RandomPhone(), never)
+	mustBe(t, "UpdateContactByPhone of an unknown phone", err, domain.ErrContactNotFound)
+	_, err = s.UpdateContactByPhone(f.ctx, f.otherWorkspace(), c.Phone, never)
+	mustBe(t, "UpdateContactByPhone from another workspace", err, domain.ErrContactNotFound)
+	if called {
+		t.Fatal("UpdateContactByPhone called fn for a missing or foreign contact")
+	}
 }
 
 // Values written and read are the caller's own: changing them later does

@@ -24,18 +24,27 @@ const requestTimeout = 10 * time.Second
 type target struct {
 	name     string // the row label
 	base     string // http://127.0.0.1:PORT
-	token    string // a test-mode API key
+	token    string // an API key: live or test, as -mode says
 	campaign string // an active campaign's id
 }
 
 // report is what one target measured.
 type report struct {
 	name    string
-	send    phase   // send-campaign at saturation
-	paced   phase   // send-campaign at half the saturation rate
-	lookup  phase   // contact lookup at saturation
-	peakRSS float64 // MiB; 0 for the floor, which runs inside this process
-	profile string  // the CPU profile written, if any
+	send    phase       // send-campaign at saturation
+	paced   phase       // send-campaign at half the saturation rate
+	lookup  phase       // contact lookup at saturation
+	peakRSS float64     // MiB; 0 for the floor, which runs inside this process
+	profile string      // the CPU profile written, if any
+	cloud   *cloudCount // live mode: what herald sent the fake Cloud API; nil otherwise
+}
+
+// cloudCount is what reached a live herald's fake Cloud API from herald's
+// start to its stop.
+type cloudCount struct {
+	received int           // sends that arrived
+	accepted int           // of those, the sends the fake accepted
+	served   time.Duration // from herald's start to its stop
 }
 
 // phase is one vegeta attack's outcome. Only the expected status counts as

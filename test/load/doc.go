@@ -1,10 +1,31 @@
 // Command load measures Herald's HTTP throughput, latency and memory on
 // loopback, with vegeta (github.com/tsenart/vegeta) as the load generator.
 //
-// It builds the herald binary, creates a test-mode key and an active
-// campaign with the CLI, and serves herald on 127.0.0.1 with the sandbox
-// sender and the key's rate limit lifted (so the limiter is not what is
-// measured). Each target is measured alone, in this order:
+// It builds the herald binary, creates a key and an active campaign with
+// the CLI, and serves herald on 127.0.0.1 with the key's rate limit lifted
+// (so the limiter is not what is measured). -mode says which key, and so
+// what herald does with each message it accepts:
+//
+//   - live (the default): a live key. The load process starts the fake
+//     Cloud API of test/fakemeta on 127.0.0.1, knowing the campaign's
+//     template, and herald's sender points at it (HERALD_WHATSAPP_API_URL,
+//     _ACCESS_TOKEN, _PHONE_NUMBER_ID; no business account, so no template
+//     sync). The dispatcher sends at HERALD_WHATSAPP_MPS, herald's default
+//     of 80 msg/s (Meta's default per number) unless -mps-live says
+//     otherwise, and the fake answers at once. This is the path production
+//     runs: requests are accepted as fast as the server can, while the
+//     dispatcher drains the queue at the pace Meta allows, so a send run
+//     builds a backlog as a burst of traffic does. The report says how many
+//     messages reached the fake per server, and how many were still queued
+//     when it stopped. Meta's status webhooks (sent, delivered, read: about
+//     three per message, at the same pace) are not simulated.
+//   - test: a test key. The sandbox sends every accepted message at once and
+//     records its sent, delivered and read statuses, unpaced, so at
+//     saturation about half of the database's work is that simulated
+//     lifecycle, which a production server does not do. It shows how the
+//     sandbox holds up, not what production serves.
+//
+// Each target is measured alone, in this order:
 //
 //   - the floor: a net/http handler inside this process that does Herald's
 //     token parse and constant-time hash compare and phone validation (and,
@@ -37,6 +58,7 @@
 // Markdown tables for docs/benchmarks.md. Run it from the module root:
 //
 //	go run ./test/load -duration 10s -connections 64 -postgres "$HERALD_TEST_POSTGRES_URL" -cpuprofile /tmp/prof
+//	go run ./test/load -duration 10s -mode test
 //	go tool pprof -top /tmp/prof/cpu-sqlite.pprof
 //
 // With -dispatch N it measures the dispatcher instead: how fast N accepted

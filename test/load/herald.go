@@ -17,6 +17,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL driver, for creating the load database
+
+	"github.com/heraldhq/herald/test/fakemeta"
 )
 
 // startTimeout bounds how long herald may take to log that it listens.
@@ -41,14 +43,42 @@ func buildHerald(dir string) (string, error) {
 	return bin, nil
 }
 
+// The load campaign's template: the campaign is created with this name,
+// language and a body of two placeholders, and in live mode the fake Cloud
+// API knows it as approved.
+const (
+	templateName     = "load_test"
+	templateLanguage = "en_US"
+	templateBody     = "Hi {{1}}, your code is {{2}}"
+)
+
 // heraldTarget is herald on one database: a key and an active campaign
 // made with its CLI, then a server.
 type heraldTarget struct {
 	name, slug  string // row label; file-name part of the CPU profile
 	bin         string
 	databaseURL string
-	token       string // set by prepare
-	campaign    string // set by prepare
+	// fake is the Cloud API a live key's messages go to; nil in test mode,
+	// where the key is a test key and the sandbox sends.
+	fake     *fakemeta.Server
+	mps      int    // with fake: the sender number's pace, HERALD_WHATSAPP_MPS
+	token    string // set by prepare
+	campaign string // set by prepare
+}
+
+// startFakeMeta starts a fake Cloud API on 127.0.0.1 that accepts the load
+// campaign's template; c closes it.
+func startFakeMeta(c *cleanups) (*fakemeta.Server, error) {
+	fake := fakemeta.New(c)
+	u, err := url.Parse(fake.URL)
+	if err != nil {
+		return nil, err
+	}
+	if u.Hostname() != "127.0.0.1" {
+		return nil, fmt.Errorf("the fake Cloud API listens on %s, not on 127.0.0.1", u.Host)
+	}
+	fake.AddTemplate(fakemeta.Template{Name: templateName, Language: templateLanguage, Status: "APPROVED", BodyParams: 2})
+	return fake, nil
 }
 
 // env is the environment of every herald command. One key drives the whole
@@ -60,7 +90,9 @@ func (h *heraldTarget) env() []string {
 }
 
 // prepare migrates PostgreSQL (SQLite migrates itself), then creates the
-// test key and the active campaign the load uses.
+// key (live when there is a fake Cloud API, test otherwise) and the active
+// campaign the load uses. The campaign brings its own body, so no template
+// sync is needed.
 func (h *heraldTarget) prepare() error {
 	if strings.HasPrefix(h.databaseURL, "postgres") {
 		var migrated struct{ To int }
@@ -68,13 +100,17 @@ func (h *heraldTarget) prepare() error {
 			return err
 		}
 	}
+	mode := modeTest
+	if h.fake != nil {
+		mode = modeLive
+	}
 	var key struct{ Token string }
-	if err := h.cli(&key, "keys", "create", "--name", "load", "--mode", "test", "--json"); err != nil {
+	if err := h.cli(&key, "keys", "create", "--name", "load", "--mode", mode, "--json"); err != nil {
 		return err
 	}
 	var camp struct{ ID string }
-	if err := h.cli(&camp, "campaigns", "create", "--name", "Load", "--template-name", "load_test",
-		"--language", "en_US", "--body", "Hi {{1}}, your code is {{2}}", "--activate", "--json"); err != nil {
+	if err := h.cli(&camp, "campaigns", "create", "--name", "Load", "--template-name", templateName,
+		"--language", templateLanguage, "--body", templateBody, "--activate", "--json"); err != nil {
 		return err
 	}
 	h.token, h.campaign = key.Token, camp.ID
@@ -96,6 +132,18 @@ func (h *heraldTarget) cli(out any, args ...string) error {
 	return nil
 }
 
+// cloudEnv points a live herald's sender at the fake Cloud API, paced at
+// h.mps. The business account is blanked, whatever the environment says, so
+// that no template sync runs against the fake. Nil in test mode.
+func (h *heraldTarget) cloudEnv() []string {
+	if h.fake == nil {
+		return nil
+	}
+	return []string{"HERALD_WHATSAPP_API_URL=" + h.fake.URL, "HERALD_WHATSAPP_ACCESS_TOKEN=" + h.fake.Token,
+		"HERALD_WHATSAPP_PHONE_NUMBER_ID=" + h.fake.PhoneNumberID, "HERALD_WHATSAPP_WABA_ID=",
+		"HERALD_WHATSAPP_MPS=" + strconv.Itoa(h.mps)}
+}
+
 // server is a running `herald serve`.
 type server struct {
 	cmd       *exec.Cmd
@@ -115,6 +163,7 @@ func (h *heraldTarget) serve(debug bool) (*server, error) {
 		debugAddr = "127.0.0.1:0"
 	}
 	cmd.Env = append(h.env(), "HERALD_ADDR=127.0.0.1:0", "HERALD_DEBUG_ADDR="+debugAddr, "HERALD_LOG_LEVEL=info")
+	cmd.Env = append(cmd.Env, h.cloudEnv()...)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.WaitDelay = time.Second // Wait returns even if something kept herald's output open

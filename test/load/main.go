@@ -16,7 +16,25 @@ type options struct {
 	maxRequests int           // a phase stops after this many requests even if time remains
 	postgres    string        // PostgreSQL server to also measure on; empty skips it
 	cpuProfile  string        // directory for herald's CPU profiles; empty: no profiling
+	mode        string        // modeLive or modeTest: the key mode, and so the sender behind it
+	liveMPS     int           // with modeLive: herald's HERALD_WHATSAPP_MPS
 }
+
+// The two modes of the HTTP load: which key sends, and so what herald does
+// with each accepted message.
+const (
+	// modeLive sends with a live key: herald's dispatcher sends each
+	// accepted message to a fake Cloud API on loopback, paced at -mps-live,
+	// as it sends to Meta in production.
+	modeLive = "live"
+	// modeTest sends with a test key: the sandbox sends each accepted
+	// message at once and records its statuses, unpaced.
+	modeTest = "test"
+)
+
+// defaultLiveMPS is herald's own HERALD_WHATSAPP_MPS default, Meta's
+// default pace per sender number.
+const defaultLiveMPS = 80
 
 func main() {
 	var o options
@@ -26,16 +44,23 @@ func main() {
 	flag.StringVar(&o.postgres, "postgres", os.Getenv("HERALD_TEST_POSTGRES_URL"),
 		"PostgreSQL server to also measure on (a database is created and dropped); empty skips it")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of each herald server's saturation phase into this directory")
+	flag.StringVar(&o.mode, "mode", modeLive, `"live": a live key, whose messages the dispatcher sends to a fake Cloud API at -mps-live, as in production; "test": a test key, whose messages the sandbox sends and records statuses for at once`)
+	flag.IntVar(&o.liveMPS, "mps-live", defaultLiveMPS, "with -mode live: the sender number's pace, HERALD_WHATSAPP_MPS (1 to 1000; herald's default is 80)")
 	dispatch := flag.Int("dispatch", 0, "instead of the HTTP load, move this many messages to the fake Cloud API and report msg/s")
 	latency := flag.Duration("latency", 100*time.Millisecond, "with -dispatch: the fake Cloud API's answer time")
 	mps := flag.Int("mps", 1000, "with -dispatch: the sender number's pace")
 	concurrency := flag.Int("concurrency", 0, "with -dispatch: sends in flight (0: the server's default for the pace)")
 	flag.Parse()
+	mpsLiveSet := false
+	flag.Visit(func(f *flag.Flag) { mpsLiveSet = mpsLiveSet || f.Name == "mps-live" })
 
 	var err error
-	if *dispatch > 0 {
+	switch {
+	case mpsLiveSet && o.mode != modeLive:
+		err = errors.New("-mps-live applies to -mode live only")
+	case *dispatch > 0:
 		err = runDispatch(*dispatch, *mps, *concurrency, *latency)
-	} else {
+	default:
 		err = run(o)
 	}
 	if err != nil {
@@ -59,6 +84,12 @@ func runDispatch(n, mps, concurrency int, latency time.Duration) error {
 func run(o options) error {
 	if o.duration <= 0 || o.conns <= 0 || o.maxRequests <= 0 {
 		return errors.New("-duration, -connections and -max-requests must be positive")
+	}
+	if o.mode != modeLive && o.mode != modeTest {
+		return fmt.Errorf("-mode must be %s or %s, not %q", modeLive, modeTest, o.mode)
+	}
+	if o.liveMPS < 1 || o.liveMPS > 1000 {
+		return errors.New("-mps-live must be between 1 and 1000, as HERALD_WHATSAPP_MPS")
 	}
 	if o.cpuProfile != "" {
 		if err := os.MkdirAll(o.cpuProfile, 0o755); err != nil {
@@ -84,8 +115,23 @@ func measureAll(o options, dir string) ([]report, error) {
 	if err != nil {
 		return nil, err
 	}
-	sqlite := &heraldTarget{name: "herald (SQLite FULL)", slug: "sqlite", bin: bin,
-		databaseURL: "sqlite:" + filepath.Join(dir, "herald.db")}
+	var fakes cleanups // the fake Cloud APIs of live mode, closed after their heralds
+	defer fakes.run()
+	newTarget := func(name, slug, databaseURL string) (*heraldTarget, error) {
+		h := &heraldTarget{name: name, slug: slug, bin: bin, databaseURL: databaseURL}
+		if o.mode == modeLive {
+			fake, err := startFakeMeta(&fakes)
+			if err != nil {
+				return nil, err
+			}
+			h.fake, h.mps = fake, o.liveMPS
+		}
+		return h, nil
+	}
+	sqlite, err := newTarget("herald (SQLite FULL)", "sqlite", "sqlite:"+filepath.Join(dir, "herald.db"))
+	if err != nil {
+		return nil, err
+	}
 	// The floor checks the SQLite key's token, so that it parses and hashes
 	// the same token format Herald does.
 	if err := sqlite.prepare(); err != nil {
@@ -116,7 +162,10 @@ func measureAll(o options, dir string) ([]report, error) {
 		return reports, err
 	}
 	defer drop()
-	pg := &heraldTarget{name: "herald (PostgreSQL)", slug: "postgres", bin: bin, databaseURL: url}
+	pg, err := newTarget("herald (PostgreSQL)", "postgres", url)
+	if err != nil {
+		return reports, err
+	}
 	if err := pg.prepare(); err != nil {
 		return reports, err
 	}
@@ -127,26 +176,28 @@ func measureAll(o options, dir string) ([]report, error) {
 }
 
 // measureHerald starts a prepared herald, measures it, reads its peak
-// memory and stops it.
+// memory and stops it; in live mode it then counts what reached the fake
+// Cloud API, once herald has finished its in-flight sends.
 func measureHerald(o options, h *heraldTarget) (report, error) {
+	start := time.Now()
 	srv, err := h.serve(o.cpuProfile != "")
 	if err != nil {
 		return report{}, err
 	}
-	defer srv.stop()
 	t := target{name: h.name, base: "http://" + srv.addr, token: h.token, campaign: h.campaign}
 	var prof *profiler
 	if o.cpuProfile != "" {
 		prof = &profiler{debugAddr: srv.debugAddr, path: filepath.Join(o.cpuProfile, "cpu-"+h.slug+".pprof")}
 	}
 	r, err := measure(o, t, prof)
-	if err != nil {
-		return r, err
+	if err == nil {
+		// VmHWM is the process's peak resident set; it must be read while
+		// the process still exists.
+		r.peakRSS, err = srv.peakRSS()
 	}
-	// VmHWM is the process's peak resident set; it must be read while the
-	// process still exists.
-	if r.peakRSS, err = srv.peakRSS(); err != nil {
-		return r, err
+	srv.stop()
+	if h.fake != nil {
+		r.cloud = &cloudCount{received: len(h.fake.Requests()), accepted: len(h.fake.Accepted()), served: time.Since(start)}
 	}
-	return r, nil
+	return r, err
 }

@@ -18,11 +18,12 @@ import (
 const p99Goal = 25 * time.Millisecond
 
 // printReport writes the results as Markdown, ready to paste into
-// docs/benchmarks.md: a header line saying where they were measured, the
-// phase table, the memory table and notes. reports[0] is the floor.
+// docs/benchmarks.md: a header line saying where and in which mode they
+// were measured, the phase table, the memory table and notes. reports[0]
+// is the floor.
 func printReport(w io.Writer, o options, reports []report) {
-	fmt.Fprintf(w, "Loopback, vegeta %s: %s per send-campaign phase, %s of lookups, %d connections, GOMAXPROCS=%d, NumCPU=%d, CPU: %s\n\n",
-		vegetaVersion(), o.duration, max(o.duration/2, 2*time.Second), o.conns, runtime.GOMAXPROCS(0), runtime.NumCPU(), cpuModel())
+	fmt.Fprintf(w, "Loopback, vegeta %s, %s: %s per send-campaign phase, %s of lookups, %d connections, GOMAXPROCS=%d, NumCPU=%d, CPU: %s\n\n",
+		vegetaVersion(), modeLine(o), o.duration, max(o.duration/2, 2*time.Second), o.conns, runtime.GOMAXPROCS(0), runtime.NumCPU(), cpuModel())
 	floor := reports[0].send.rate
 	fmt.Fprintln(w, "| target | phase | req/s | × floor | p50 | p99 | errors |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|")
@@ -37,6 +38,15 @@ func printReport(w io.Writer, o options, reports []report) {
 	}
 	printMemory(w, reports[1:])
 	printNotes(w, reports)
+}
+
+// modeLine says which key mode drove the load and so what herald did with
+// each accepted message.
+func modeLine(o options) string {
+	if o.mode == modeTest {
+		return "test keys (sandbox: every accepted message is sent at once and its statuses recorded, unpaced)"
+	}
+	return fmt.Sprintf("live keys, dispatcher paced at %d msg/s to the fake Cloud API", o.liveMPS)
 }
 
 // title is the phase's label, with a note when -max-requests ended it.
@@ -108,6 +118,14 @@ func printNotes(w io.Writer, reports []report) {
 			if p.errors > 0 {
 				fmt.Fprintf(w, "Errors, %s, %s: %s.\n", r.name, p.label, p.errorSummary())
 			}
+		}
+	}
+	for _, r := range reports {
+		if c := r.cloud; c != nil {
+			answered := int(r.send.ok + r.paced.ok)
+			fmt.Fprintf(w, "The fake Cloud API received %d sends from %s (%.1f msg/s over the %.1fs from the server's start to its stop) and accepted %d; the server answered 202 to %d, so %d were still queued when it stopped.\n",
+				c.received, r.name, float64(c.received)/c.served.Seconds(), c.served.Seconds(), c.accepted,
+				answered, max(0, answered-c.accepted))
 		}
 	}
 	for _, r := range reports {
