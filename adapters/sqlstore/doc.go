@@ -60,6 +60,12 @@
 // queue is claimed by one transaction at a time; PostgreSQL claims with
 // FOR UPDATE SKIP LOCKED.
 //
+// Transactions share commits (group_commit.go): one that arrives while
+// another runs is queued, and the next free runner commits the queue, up to
+// 64, in one database transaction, each member in its own savepoint and every
+// member answered after the one COMMIT. Statements are prepared once per
+// connection and reused (Store.stmt). Decision 0010 has the measurements.
+//
 // Errors are translated once, in errors.go: no rows becomes the entity's
 // not-found error, a unique violation domain.ErrConflict, and an unreachable,
 // locked or timed-out database ports.ErrUnavailable.
