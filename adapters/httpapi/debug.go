@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
-	"net"
 	"net/http"
 	"net/http/pprof"
 
@@ -27,20 +25,5 @@ func newDebugServer(lc fx.Lifecycle, addr string, log *zap.Logger) {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: Config{}.WithDefaults().ReadHeaderTimeout}
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return err
-			}
-			log.Info("debug listening", zap.String("addr", ln.Addr().String()))
-			go func() {
-				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					log.Error("debug server stopped", zap.Error(err))
-				}
-			}()
-			return nil
-		},
-		OnStop: func(ctx context.Context) error { return srv.Close() },
-	})
+	serveOn(lc, srv, "debug ", log, func(context.Context) error { return srv.Close() })
 }

@@ -24,25 +24,32 @@ func NewServer(lc fx.Lifecycle, cfg Config, h http.Handler, log *zap.Logger) *ht
 		MaxHeaderBytes:    cfg.MaxHeaderBytes,
 		ErrorLog:          zap.NewStdLog(log.Named("http")),
 	}
+	serveOn(lc, srv, "", log, func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, cfg.ShutdownTimeout)
+		defer cancel()
+		return srv.Shutdown(ctx)
+	})
+	return srv
+}
+
+// serveOn makes srv listen on its address when the application starts (a
+// busy port fails start-up), logging "<what>listening" with the address
+// taken, and runs stop when the application stops.
+func serveOn(lc fx.Lifecycle, srv *http.Server, what string, log *zap.Logger, stop func(context.Context) error) {
 	lc.Append(fx.Hook{
-		OnStart: func(ctx context.Context) error {
-			ln, err := net.Listen("tcp", cfg.Addr)
+		OnStart: func(context.Context) error {
+			ln, err := net.Listen("tcp", srv.Addr)
 			if err != nil {
 				return err
 			}
-			log.Info("listening", zap.String("addr", ln.Addr().String()))
+			log.Info(what+"listening", zap.String("addr", ln.Addr().String()))
 			go func() {
 				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					log.Error("server stopped", zap.Error(err))
+					log.Error(what+"server stopped", zap.Error(err))
 				}
 			}()
 			return nil
 		},
-		OnStop: func(ctx context.Context) error {
-			ctx, cancel := context.WithTimeout(ctx, cfg.ShutdownTimeout)
-			defer cancel()
-			return srv.Shutdown(ctx)
-		},
+		OnStop: stop,
 	})
-	return srv
 }

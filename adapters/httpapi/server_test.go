@@ -4,8 +4,10 @@ import (
 	"net/http"
 	"testing"
 
+	"go.uber.org/fx"
 	"go.uber.org/fx/fxtest"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/heraldhq/herald/adapters/httpapi"
 )
@@ -23,5 +25,32 @@ func TestServerLimits(t *testing.T) {
 	}
 	if srv.ErrorLog == nil {
 		t.Fatal("the server's own errors go to the standard logger, not zap")
+	}
+}
+
+// The profiler listens on its own address once the application starts,
+// logs the address it took, serves Go's profiles there, and stops with the
+// application.
+func TestDebugServer(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(zap.InfoLevel)
+	app := fxtest.New(t, fx.NopLogger, fx.Supply(zap.New(core)), httpapi.DebugModule("127.0.0.1:0"))
+	app.RequireStart()
+	listening := logs.FilterMessage("debug listening").All()
+	if len(listening) != 1 {
+		t.Fatalf("%d \"debug listening\" log lines, want 1", len(listening))
+	}
+	url := "http://" + listening[0].ContextMap()["addr"].(string) + "/debug/pprof/cmdline"
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d, want 200", url, res.StatusCode)
+	}
+	app.RequireStop()
+	if _, err := http.Get(url); err == nil {
+		t.Fatal("the profiler still answers after the application stopped")
 	}
 }
