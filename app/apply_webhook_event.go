@@ -209,7 +209,7 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 		replyTo = answered.ID
 	}
 	entry := domain.InboundEntry(domain.EntryID(h.ids.NewID(domain.PrefixEntry)), contact, msg, replyTo)
-	switch err := r.Conversations.AppendEntry(ctx, entry); {
+	switch err := r.Conversations.AppendEntries(ctx, entry); {
 	case errors.Is(err, domain.ErrConflict):
 		rep.Repeated++ // a redelivery: its effects were applied the first time
 		return nil

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -64,16 +66,21 @@ type SendCampaignDeps struct {
 // DESIGN's order (phone, campaign exists, active, variables, media header,
 // opt-out); on success the message, the contact (created if new), the
 // conversation entry, the Idempotency-Key's claim and the day's send count
-// are committed in one transaction before it returns.
+// are committed before it returns, in one transaction with the other sends
+// accepted at the same moment (send_batch.go).
 type SendCampaignMessageHandler struct {
-	d        SendCampaignDeps
-	cfg      Config
-	inFlight inFlight
+	d         SendCampaignDeps
+	cfg       Config
+	inFlight  inFlight
+	batches   *batcher[*pendingSend]
+	campaigns campaignCache
 }
 
 // NewSendCampaignMessageHandler builds the handler.
 func NewSendCampaignMessageHandler(d SendCampaignDeps) *SendCampaignMessageHandler {
-	return &SendCampaignMessageHandler{d: d, cfg: d.Config.WithDefaults(), inFlight: inFlight{keys: map[inFlightKey]struct{}{}}}
+	h := &SendCampaignMessageHandler{d: d, cfg: d.Config.WithDefaults(), inFlight: inFlight{keys: map[inFlightKey]struct{}{}}}
+	h.batches = newBatcher(sendBatchRunners, maxSendBatch, h.storeBatch)
+	return h
 }
 
 // Handle runs the checks and stores the message.
@@ -138,8 +145,20 @@ func (h *SendCampaignMessageHandler) replay(ctx context.Context, ws domain.Works
 var errKeyClaimed = errors.New("idempotency key claimed concurrently")
 
 // handle runs the checks and stores the message; with an Idempotency-Key it
-// claims the key, for the request whose fingerprint is fp.
+// claims the key, for the request whose fingerprint is fp. A send checked
+// against a campaign that changed before it was stored is checked again.
 func (h *SendCampaignMessageHandler) handle(ctx context.Context, cmd SendCampaignMessage, fp domain.Fingerprint) (SendCampaignMessageResult, error) {
+	for round := 1; ; round++ {
+		res, err := h.checkAndStore(ctx, cmd, fp, round > 1)
+		if !errors.Is(err, errCampaignChanged) || round == 3 {
+			return res, err
+		}
+	}
+}
+
+// checkAndStore runs the checks, with the campaign as stored when fresh is
+// set and as remembered otherwise, and stores the message.
+func (h *SendCampaignMessageHandler) checkAndStore(ctx context.Context, cmd SendCampaignMessage, fp domain.Fingerprint, fresh bool) (SendCampaignMessageResult, error) {
 	ws := cmd.Principal.Workspace
 	phone, err := domain.ParsePhoneNumber(cmd.PhoneNumber)
 	if err != nil {
@@ -149,15 +168,24 @@ func (h *SendCampaignMessageHandler) handle(ctx context.Context, cmd SendCampaig
 	if err != nil {
 		return SendCampaignMessageResult{}, withParam(err, "campaignId")
 	}
-	campaign, err := h.d.Campaigns.GetCampaign(ctx, ws, campaignID)
+	campaign, cached, err := h.campaign(ctx, ws, campaignID, fresh || cmd.DryRun)
 	if err != nil {
 		return SendCampaignMessageResult{}, withParam(err, "campaignId")
 	}
-	prep, err := campaign.Prepare(cmd.Variables, cmd.MediaHeaderURL, h.cfg.Media)
-	if err != nil {
-		return SendCampaignMessageResult{}, err
+	prep, err := h.checkCampaign(ctx, campaign, cmd)
+	if err != nil && cached {
+		// The remembered campaign may be out of date: the refusal stands
+		// only if the stored campaign is the same.
+		stored, _, serr := h.campaign(ctx, ws, campaignID, true)
+		if serr != nil {
+			return SendCampaignMessageResult{}, withParam(serr, "campaignId")
+		}
+		if !reflect.DeepEqual(stored, campaign) {
+			campaign = stored
+			prep, err = h.checkCampaign(ctx, campaign, cmd)
+		}
 	}
-	if err := h.inspectMedia(ctx, campaign.Template.HeaderFormat, prep.MediaHeaderURL); err != nil {
+	if err != nil {
 		return SendCampaignMessageResult{}, err
 	}
 	now := h.d.Clock.Now()
@@ -166,64 +194,16 @@ func (h *SendCampaignMessageHandler) handle(ctx context.Context, cmd SendCampaig
 		return h.dryRun(ctx, cmd.Principal, campaign, phone, prep)
 	}
 
-	msgID := domain.MessageID(h.d.IDs.NewID(domain.PrefixMessage))
-	var msg domain.Message
-	send := func(ctx context.Context, r ports.Repos) error {
-		// The key is claimed first, so a concurrent request with the same
-		// key waits here (PostgreSQL) or before its transaction (SQLite)
-		// instead of doing the work twice.
-		if cmd.IdempotencyKey != "" {
-			rec := domain.IdempotencyRecord{Workspace: ws, Key: cmd.IdempotencyKey, Fingerprint: fp,
-				Message: msgID, CreatedAt: now}
-			err := r.Idempotency.ClaimIdempotencyKey(ctx, rec, domain.IdempotencyStaleBefore(now))
-			if errors.Is(err, domain.ErrConflict) {
-				return errKeyClaimed
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if err := h.countSend(ctx, r, cmd.Principal, now); err != nil {
-			return err
-		}
-		// The contact's row is locked first (found and touched in one
-		// read-modify-write), so concurrent sends to one contact queue
-		// instead of deadlocking on PostgreSQL: inserting the message and
-		// entry only re-enters a lock this transaction holds.
-		contact, err := r.Contacts.UpdateContactByPhone(ctx, ws, phone, func(c *domain.Contact) error {
-			if err := c.CanReceive(); err != nil {
-				return err
-			}
-			c.Touch(now)
-			return nil
-		})
-		if errors.Is(err, domain.ErrContactNotFound) {
-			contact = domain.NewContact(domain.ContactID(h.d.IDs.NewID(domain.PrefixContact)),
-				domain.ConversationID(h.d.IDs.NewID(domain.PrefixConversation)), ws, phone, now)
-			contact.Touch(now)
-			err = r.Contacts.CreateContact(ctx, contact)
-		}
-		if err != nil {
-			return err
-		}
-		msg = domain.NewMessage(msgID, campaign, contact, cmd.Principal, prep, now)
-		if err := r.Messages.CreateMessage(ctx, msg); err != nil {
-			return err
-		}
-		entry := domain.OutboundEntry(domain.EntryID(h.d.IDs.NewID(domain.PrefixEntry)), msg, contact)
-		return r.Conversations.AppendEntry(ctx, entry)
+	p := &pendingSend{ctx: ctx, cmd: cmd, fp: fp, campaign: campaign, prep: prep, phone: phone, now: now,
+		msgID: domain.MessageID(h.d.IDs.NewID(domain.PrefixMessage))}
+	if !h.batches.do(p, ctx.Done()) {
+		return SendCampaignMessageResult{}, fmt.Errorf("app: send not stored: %w: %w", ports.ErrUnavailable, ctx.Err())
 	}
-	err = h.d.Tx.WithinTx(ctx, send)
-	if errors.Is(err, domain.ErrConflict) {
-		// Another request created this contact between our read and insert;
-		// the retry finds it.
-		err = h.d.Tx.WithinTx(ctx, send)
-	}
-	if err != nil {
-		return SendCampaignMessageResult{}, err
+	if p.err != nil {
+		return SendCampaignMessageResult{}, p.err
 	}
 	h.d.Wake.Signal()
-	return SendCampaignMessageResult{Message: msg}, nil
+	return SendCampaignMessageResult{Message: p.msg}, nil
 }
 
 // PurgeExpired deletes Idempotency-Keys past their retention and send
@@ -235,6 +215,16 @@ func (h *SendCampaignMessageHandler) PurgeExpired(ctx context.Context) error {
 	}
 	_, err := h.d.SendCounts.PurgeSendCounts(ctx, now.UTC().Truncate(24*time.Hour).Add(-24*time.Hour))
 	return err
+}
+
+// checkCampaign checks the send's variables and media header against the
+// campaign, and prepares them.
+func (h *SendCampaignMessageHandler) checkCampaign(ctx context.Context, c domain.Campaign, cmd SendCampaignMessage) (domain.Prepared, error) {
+	prep, err := c.Prepare(cmd.Variables, cmd.MediaHeaderURL, h.cfg.Media)
+	if err != nil {
+		return domain.Prepared{}, err
+	}
+	return prep, h.inspectMedia(ctx, c.Template.HeaderFormat, prep.MediaHeaderURL)
 }
 
 // inspectMedia checks the resource a media header names against Meta's
@@ -251,24 +241,6 @@ func (h *SendCampaignMessageHandler) inspectMedia(ctx context.Context, header do
 		return err
 	}
 	return header.CheckMedia(info)
-}
-
-// countSend counts the send against the workspace's daily cap, when one is
-// set, in the send's transaction: a send that rolls back is not counted.
-func (h *SendCampaignMessageHandler) countSend(ctx context.Context, r ports.Repos, p domain.Principal, now time.Time) error {
-	limit := h.cfg.DailySendCap
-	if limit <= 0 {
-		return nil
-	}
-	day := now.UTC().Truncate(24 * time.Hour)
-	counted, err := r.SendCounts.CountSend(ctx, p.Workspace, p.Mode, day, limit)
-	if err != nil {
-		return err
-	}
-	if !counted {
-		return domain.DailySendCapReached(limit, p.Mode, day.Add(24*time.Hour).Sub(now))
-	}
-	return nil
 }
 
 func (h *SendCampaignMessageHandler) dryRun(ctx context.Context, p domain.Principal, c domain.Campaign, phone domain.PhoneNumber, prep domain.Prepared) (SendCampaignMessageResult, error) {

@@ -105,16 +105,27 @@ type ContactRepository interface {
 	// from that number concerns them all.
 	ListContactsByPhone(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error)
 	UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error)
-	// UpdateContactByPhone is UpdateContact for the workspace's contact with
-	// the phone number, found and locked by one lookup; a send touches its
-	// contact this way.
-	UpdateContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber, fn func(*domain.Contact) error) (domain.Contact, error)
+	// FindContactsByPhone returns the workspace's contacts with these phone
+	// numbers, in phone number order; numbers without a contact are left
+	// out. Within a transaction the contacts found stay locked until it
+	// ends, taken in that order, so that two transactions locking
+	// overlapping sets wait for each other instead of deadlocking. Sends
+	// read their contacts this way, a batch at a time.
+	FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error)
+	// SaveContacts stores each contact in one statement: a new id is
+	// created, an id of the same workspace is replaced. An id held by
+	// another workspace, or a phone number held by another contact of the
+	// workspace, is domain.ErrConflict, and the call stores nothing (within
+	// a transaction, the caller rolls it back). Each id appears at most
+	// once.
+	SaveContacts(ctx context.Context, cs ...domain.Contact) error
 }
 
 // MessageRepository stores messages and their status history.
 type MessageRepository interface {
-	// CreateMessage stores a new message and makes it due for sending now.
-	CreateMessage(ctx context.Context, m domain.Message) error
+	// CreateMessages stores new messages, in one statement, and makes each
+	// due for sending from its creation time.
+	CreateMessages(ctx context.Context, ms ...domain.Message) error
 	GetMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID) (domain.Message, error)
 	// LocateMessage finds a message for a provider event, across workspaces:
 	// by id when id is not empty, otherwise by the provider's message id.
@@ -180,10 +191,12 @@ type MessageQueue interface {
 
 // ConversationRepository stores contacts' conversation threads.
 type ConversationRepository interface {
-	// AppendEntry stores an entry. An inbound entry whose ProviderID the
-	// workspace already holds is domain.ErrConflict, and leaves the
-	// transaction usable: a redelivered message is recorded once.
-	AppendEntry(ctx context.Context, e domain.Entry) error
+	// AppendEntries stores entries, in one statement. An inbound entry whose
+	// ProviderID the workspace already holds (or which an earlier entry of
+	// the call carries) is not stored and makes the call domain.ErrConflict,
+	// the others being stored; the transaction stays usable: a redelivered
+	// message is recorded once.
+	AppendEntries(ctx context.Context, es ...domain.Entry) error
 	// ListEntries returns one page of a contact's thread newest first, and
 	// the cursor of the next page (empty on the last). Outbound entries carry
 	// the current status of their message.

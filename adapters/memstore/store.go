@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -538,35 +539,80 @@ func (r *repos) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id dom
 	return copyContact(c), nil
 }
 
-// UpdateContactByPhone runs fn on the workspace's contact with the phone
-// number and stores the result if fn succeeds.
-func (r *repos) UpdateContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber, fn func(*domain.Contact) error) (domain.Contact, error) {
-	id, ok := r.contactIDByPhone(ctx, ws, phone)
-	if !ok {
-		return domain.Contact{}, domain.NotFound(domain.ErrContactNotFound)
+// FindContactsByPhone returns the workspace's contacts with these phone
+// numbers, ordered by phone number; unknown numbers, and numbers asked for
+// twice, add nothing. The store's lock is the only lock: inside a
+// transaction nothing else runs until it ends.
+func (r *repos) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error) {
+	defer r.enter(ctx)()
+	out := []domain.Contact{}
+	seen := make(map[domain.ContactID]bool, len(phones))
+	for _, p := range phones {
+		id, ok := r.st.contactIDs[phoneKey{ws, p.String()}]
+		if !ok || seen[id] {
+			continue
+		}
+		seen[id] = true
+		out = append(out, copyContact(r.st.contacts[id]))
 	}
-	return r.UpdateContact(ctx, ws, id, fn)
+	slices.SortFunc(out, func(a, b domain.Contact) int { return cmp.Compare(a.Phone.String(), b.Phone.String()) })
+	return out, nil
 }
 
-func (r *repos) contactIDByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.ContactID, bool) {
+// SaveContacts creates the contacts with new ids and replaces those of the
+// same workspace, all or nothing. A phone number must be free before the
+// call, or held by the contact that keeps it, and carried by one contact
+// of the call: so two contacts cannot swap numbers in one call, as a row at
+// a time unique check would refuse too.
+func (r *repos) SaveContacts(ctx context.Context, cs ...domain.Contact) error {
 	defer r.enter(ctx)()
-	id, ok := r.st.contactIDs[phoneKey{ws, phone.String()}]
-	return id, ok
+	ids := make(map[domain.ContactID]bool, len(cs))
+	phones := make(map[phoneKey]bool, len(cs))
+	for _, c := range cs {
+		if ids[c.ID] {
+			return fmt.Errorf("memstore: save contacts: contact %s appears twice", c.ID)
+		}
+		ids[c.ID] = true
+		if old, ok := r.st.contacts[c.ID]; ok && old.Workspace != c.Workspace {
+			return conflict("another workspace holds a contact with this id")
+		}
+		pk := phoneKey{c.Workspace, c.Phone.String()}
+		if id, ok := r.st.contactIDs[pk]; (ok && id != c.ID) || phones[pk] {
+			return conflict("a contact with this phone number exists")
+		}
+		phones[pk] = true
+	}
+	for _, c := range cs {
+		pk := phoneKey{c.Workspace, c.Phone.String()}
+		if old, ok := r.st.contacts[c.ID]; ok && old.Phone != c.Phone {
+			del(r.st, r.st.contactIDs, phoneKey{old.Workspace, old.Phone.String()})
+		}
+		put(r.st, r.st.contacts, c.ID, copyContact(c))
+		put(r.st, r.st.contactIDs, pk, c.ID)
+	}
+	return nil
 }
 
-// CreateMessage stores a new message, due for sending from its creation
-// time.
-func (r *repos) CreateMessage(ctx context.Context, m domain.Message) error {
+// CreateMessages stores new messages, each due for sending from its
+// creation time. An id already stored, or given twice, is a conflict and
+// nothing is stored.
+func (r *repos) CreateMessages(ctx context.Context, ms ...domain.Message) error {
 	defer r.enter(ctx)()
-	if _, ok := r.st.messages[m.ID]; ok {
-		return conflict("a message with this id exists")
+	ids := make(map[domain.MessageID]bool, len(ms))
+	for _, m := range ms {
+		if _, ok := r.st.messages[m.ID]; ok || ids[m.ID] {
+			return conflict("a message with this id exists")
+		}
+		ids[m.ID] = true
 	}
-	m = copyMessage(m)
-	put(r.st, r.st.messages, m.ID, m)
-	if m.ProviderID != "" {
-		put(r.st, r.st.providerIDs, m.ProviderID, m.ID)
+	for _, m := range ms {
+		m = copyMessage(m)
+		put(r.st, r.st.messages, m.ID, m)
+		if m.ProviderID != "" {
+			put(r.st, r.st.providerIDs, m.ProviderID, m.ID)
+		}
+		put(r.st, r.st.queue, m.ID, queueItem{due: m.CreatedAt})
 	}
-	put(r.st, r.st.queue, m.ID, queueItem{due: m.CreatedAt})
 	return nil
 }
 
@@ -794,22 +840,28 @@ func (r *repos) RenewLeases(ctx context.Context, owner string, ids []domain.Mess
 	return nil
 }
 
-// AppendEntry adds an entry to a contact's thread. An entry whose provider
-// id the workspace already holds is a conflict, and is not stored.
-func (r *repos) AppendEntry(ctx context.Context, e domain.Entry) error {
+// AppendEntries adds entries to contacts' threads. An entry whose id or
+// provider id is stored already, or taken by an earlier entry of the call,
+// is skipped, and the call is then a conflict; the others are stored.
+func (r *repos) AppendEntries(ctx context.Context, es ...domain.Entry) error {
 	defer r.enter(ctx)()
-	if _, ok := r.st.entries[e.ID]; ok {
-		return conflict("an entry with this id exists")
-	}
-	pk := providerKey{e.Workspace, e.ProviderID}
-	if e.ProviderID != "" {
-		if _, ok := r.st.entryIDs[pk]; ok {
-			return conflict("the workspace already holds an entry with this provider id")
+	var err error
+	for _, e := range es {
+		if _, ok := r.st.entries[e.ID]; ok {
+			err = conflict("an entry with this id exists")
+			continue
 		}
-		put(r.st, r.st.entryIDs, pk, e.ID)
+		pk := providerKey{e.Workspace, e.ProviderID}
+		if e.ProviderID != "" {
+			if _, ok := r.st.entryIDs[pk]; ok {
+				err = conflict("the workspace already holds an entry with this provider id")
+				continue
+			}
+			put(r.st, r.st.entryIDs, pk, e.ID)
+		}
+		put(r.st, r.st.entries, e.ID, copyEntry(e))
 	}
-	put(r.st, r.st.entries, e.ID, copyEntry(e))
-	return nil
+	return err
 }
 
 // ListEntries returns one page of the contact's thread, newest first, with

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/heraldhq/herald/domain"
 )
 
@@ -77,6 +79,71 @@ VALUES (:id, :workspace_id, :conversation_id, :phone_number, :name, :email, :att
 	return s.fail("create contact", err, nil)
 }
 
+// SaveContacts stores the contacts in one statement, creating new ids and
+// replacing the workspace's own. The upsert leaves a row of another
+// workspace alone, which the count of changed rows reveals; the statement
+// runs in a transaction of its own when the store has none, so that the
+// conflict stores nothing.
+func (s *Store) SaveContacts(ctx context.Context, cs ...domain.Contact) error {
+	const q = `INSERT INTO contacts (` + contactColumns + `)
+VALUES (:id, :workspace_id, :conversation_id, :phone_number, :name, :email, :attributes, :tags, :opted_out,
+:opt_out_changed_at, :wa_id, :profile_name, :created_at, :updated_at, :last_message_at)
+ON CONFLICT (id) DO UPDATE
+SET phone_number = excluded.phone_number, name = excluded.name, email = excluded.email,
+    attributes = excluded.attributes, tags = excluded.tags, opted_out = excluded.opted_out,
+    opt_out_changed_at = excluded.opt_out_changed_at, wa_id = excluded.wa_id, profile_name = excluded.profile_name,
+    created_at = excluded.created_at, updated_at = excluded.updated_at, last_message_at = excluded.last_message_at
+WHERE contacts.workspace_id = excluded.workspace_id`
+	if len(cs) == 0 {
+		return nil
+	}
+	rows := make([]contactRow, len(cs))
+	for i, c := range cs {
+		var err error
+		if rows[i], err = toContactRow(c); err != nil {
+			return s.fail("save contacts", err, nil)
+		}
+	}
+	return s.inTx(ctx, func(ctx context.Context, ts *Store) error {
+		n, err := execRows(ctx, ts, q, rows)
+		if err == nil && n < int64(len(rows)) {
+			err = &domain.Error{Code: domain.CodeConflict, Detail: "save contacts: a contact id belongs to another workspace"}
+		}
+		return ts.fail("save contacts", err, nil)
+	})
+}
+
+// FindContactsByPhone returns the workspace's contacts with the phone
+// numbers, in phone number order, locking their rows (PostgreSQL) in that
+// order.
+func (s *Store) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error) {
+	if len(phones) == 0 {
+		return nil, nil
+	}
+	numbers := make([]string, len(phones))
+	for i, p := range phones {
+		numbers[i] = p.String()
+	}
+	q, args, err := sqlx.In(`SELECT `+contactColumns+` FROM contacts WHERE workspace_id = ? AND phone_number IN (?)
+ORDER BY phone_number`+s.d.lockRows(), string(ws), numbers)
+	if err != nil {
+		return nil, s.fail("find contacts by phone", err, nil)
+	}
+	var rows []contactRow
+	if err := sqlx.SelectContext(ctx, s.ext, &rows, s.ext.Rebind(q), args...); err != nil {
+		return nil, s.fail("find contacts by phone", err, nil)
+	}
+	out := make([]domain.Contact, 0, len(rows))
+	for _, r := range rows {
+		c, err := r.toDomain()
+		if err != nil {
+			return nil, s.fail("find contacts by phone", err, nil)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
 // GetContact returns one of a workspace's contacts.
 func (s *Store) GetContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.Contact, error) {
 	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND id = :id`
@@ -125,13 +192,6 @@ func (s *Store) getContact(ctx context.Context, op, q string, arg any) (domain.C
 func (s *Store) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error) {
 	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND id = :id`
 	return s.updateContact(ctx, q, map[string]any{"workspace_id": string(ws), "id": string(id)}, fn)
-}
-
-// UpdateContactByPhone is UpdateContact for the workspace's contact with
-// the phone number.
-func (s *Store) UpdateContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber, fn func(*domain.Contact) error) (domain.Contact, error) {
-	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND phone_number = :phone_number`
-	return s.updateContact(ctx, q, map[string]any{"workspace_id": string(ws), "phone_number": phone.String()}, fn)
 }
 
 // updateContact reads one contact with qGet, locking its row, runs fn on it

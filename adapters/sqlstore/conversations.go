@@ -77,29 +77,35 @@ func (r entryRow) toDomain() (domain.Entry, error) {
 	}, nil
 }
 
-// AppendEntry adds an entry to a contact's thread. An entry whose provider
-// id (an inbound message's wamid) the workspace already holds is not stored
-// and is a conflict. The statement does nothing on that conflict rather
-// than fail, so a PostgreSQL transaction it runs in stays usable; a
-// duplicate entry id still fails the statement.
-func (s *Store) AppendEntry(ctx context.Context, e domain.Entry) error {
+// AppendEntries adds entries to contacts' threads in one statement. An
+// entry whose provider id (an inbound message's wamid) the workspace already
+// holds is not stored, and makes the call a conflict. The statement skips
+// such entries rather than fail, so a PostgreSQL transaction it runs in
+// stays usable; a duplicate entry id still fails the statement.
+func (s *Store) AppendEntries(ctx context.Context, es ...domain.Entry) error {
 	const q = `INSERT INTO conversation_entries
     (id, workspace_id, contact_id, conversation_id, direction, kind, message_id, status, body, provider_id, payload,
      media, reply_to, created_at)
 VALUES (:id, :workspace_id, :contact_id, :conversation_id, :direction, :kind, :message_id, :status, :body,
         :provider_id, :payload, :media, :reply_to, :created_at)
 ON CONFLICT (workspace_id, provider_id) WHERE provider_id IS NOT NULL DO NOTHING`
-	row, err := toEntryRow(e)
-	if err != nil {
-		return s.fail("append entry", err, nil)
+	if len(es) == 0 {
+		return nil
 	}
-	ok, err := s.execOne(ctx, q, row)
-	if err != nil {
-		return s.fail("append entry", err, nil)
+	rows := make([]entryRow, len(es))
+	for i, e := range es {
+		var err error
+		if rows[i], err = toEntryRow(e); err != nil {
+			return s.fail("append entries", err, nil)
+		}
 	}
-	if !ok {
+	n, err := execRows(ctx, s, q, rows)
+	if err != nil {
+		return s.fail("append entries", err, nil)
+	}
+	if n < int64(len(es)) {
 		conflict := &domain.Error{Code: domain.CodeConflict, Detail: "the workspace already holds an entry with this provider id"}
-		return fmt.Errorf("sqlstore: append entry %s: %w", e.ID, conflict)
+		return fmt.Errorf("sqlstore: append entries: %d of %d not stored: %w", int64(len(es))-n, len(es), conflict)
 	}
 	return nil
 }

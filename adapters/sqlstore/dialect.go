@@ -11,8 +11,8 @@ import (
 // Dialect is what differs between the SQL engines, and only that: the driver,
 // the migrations, row locking (SQLite's write transactions already hold the
 // database's single write lock; PostgreSQL locks rows), the claim's lock
-// clause, time arithmetic (SQLite stores times as Unix microseconds), and how
-// driver errors are recognised. Everything else is one SQL text for both
+// clause, time arithmetic (SQLite stores times as Unix microseconds), how
+// rows written together are sent, and how driver errors are recognised. Everything else is one SQL text for both
 // engines. Get one from SQLite, Postgres or DialectFor.
 type Dialect interface {
 	// Name is "sqlite" or "postgres"; it also names the migrations directory.
@@ -32,6 +32,12 @@ type Dialect interface {
 	classify(err error) errKind
 	// commitRunners is how many group-commit transactions may run at once.
 	commitRunners() int
+	// multiRowValues says whether rows written together go in one statement
+	// with a VALUES list per row (where every statement is a round trip to
+	// a server) rather than through the prepared one-row statement run per
+	// row (in process, where parsing a long statement each time costs more
+	// than it saves).
+	multiRowValues() bool
 	// lockMigrations serialises concurrent migrators inside tx.
 	lockMigrations(ctx context.Context, tx *sqlx.Tx) error
 	// schemaMigrationsDDL creates the migrations bookkeeping table.

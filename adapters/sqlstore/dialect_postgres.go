@@ -43,7 +43,9 @@ func (postgresDialect) classify(err error) errKind {
 		return kindOther
 	}
 	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) || pgconn.Timeout(err) {
+	// SafeToRetry: the request never left (a pooled connection the server
+	// had closed, for one), so nothing was written.
+	if errors.As(err, &ce) || pgconn.Timeout(err) || pgconn.SafeToRetry(err) {
 		return kindUnavailable
 	}
 	return kindOther
@@ -52,6 +54,8 @@ func (postgresDialect) classify(err error) errKind {
 // Two groups at once: one runs its statements while the other waits for its
 // commit to be flushed.
 func (postgresDialect) commitRunners() int { return 2 }
+
+func (postgresDialect) multiRowValues() bool { return true }
 
 // migrationLockKey is an arbitrary constant naming Herald's migration lock.
 const migrationLockKey = 7_370_201_504

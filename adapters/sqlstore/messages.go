@@ -181,18 +181,26 @@ func (r messageRow) toDomain() (domain.Message, error) {
 	return m, nil
 }
 
-// CreateMessage stores a new message, due for sending at its creation time.
-func (s *Store) CreateMessage(ctx context.Context, m domain.Message) error {
+// CreateMessages stores new messages in one statement, each due for sending
+// at its creation time.
+func (s *Store) CreateMessages(ctx context.Context, ms ...domain.Message) error {
 	const q = `INSERT INTO messages (` + messageColumns + `, ` + messageTimelineColumns + `, due_at, attempts)
 VALUES (:id, :workspace_id, :campaign_id, :contact_id, :key_id, :mode, :phone_number, :template_name,
 :language, :header_format, :variables, :media_header_url, :rendered_body, :status, :history, :provider_id, :wa_id,
 :failure_code, :failure_title, :pricing, :created_at, :updated_at, :sent_at, :delivered_at, :read_at, :failed_at,
 :created_at, 0)`
-	row, err := toMessageRow(m)
-	if err == nil {
-		_, err = s.exec(ctx, q, row)
+	if len(ms) == 0 {
+		return nil
 	}
-	return s.fail("create message", err, nil)
+	rows := make([]messageRow, len(ms))
+	for i, m := range ms {
+		var err error
+		if rows[i], err = toMessageRow(m); err != nil {
+			return s.fail("create messages", err, nil)
+		}
+	}
+	_, err := execRows(ctx, s, q, rows)
+	return s.fail("create messages", err, nil)
 }
 
 // GetMessage returns one of a workspace's messages.

@@ -107,6 +107,46 @@ func (s *Store) exec(ctx context.Context, q string, arg any) (sql.Result, error)
 	return st.ExecContext(ctx, arg)
 }
 
+// execRows runs the named INSERT q for each of rows, a non-empty slice, and
+// reports how many rows it changed; when it fails, no row is stored. Where
+// the dialect says so, q's VALUES list is repeated per row so that the rows
+// cost one statement and one round trip; otherwise q runs prepared once per
+// row, in one transaction.
+func execRows[R any](ctx context.Context, s *Store, q string, rows []R) (int64, error) {
+	if !s.d.multiRowValues() {
+		var n int64
+		err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
+			for _, row := range rows {
+				res, err := ts.exec(ctx, q, row)
+				if err != nil {
+					return err
+				}
+				k, err := res.RowsAffected()
+				if err != nil {
+					return err
+				}
+				n += k
+			}
+			return nil
+		})
+		return n, err
+	}
+	bound, args, err := sqlx.Named(q, rows)
+	if err != nil {
+		return 0, err
+	}
+	unlock, err := s.lockWriter(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	res, err := s.ext.ExecContext(ctx, s.ext.Rebind(bound), args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
 // execOne runs the named statement q with arg and reports whether it changed
 // a row.
 func (s *Store) execOne(ctx context.Context, q string, arg any) (bool, error) {

@@ -23,6 +23,9 @@ var _ ports.ContactRepository = &ContactRepositoryMock{}
 //			CreateContactFunc: func(ctx context.Context, c domain.Contact) error {
 //				panic("mock out the CreateContact method")
 //			},
+//			FindContactsByPhoneFunc: func(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error) {
+//				panic("mock out the FindContactsByPhone method")
+//			},
 //			GetContactFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.Contact, error) {
 //				panic("mock out the GetContact method")
 //			},
@@ -32,11 +35,11 @@ var _ ports.ContactRepository = &ContactRepositoryMock{}
 //			ListContactsByPhoneFunc: func(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error) {
 //				panic("mock out the ListContactsByPhone method")
 //			},
+//			SaveContactsFunc: func(ctx context.Context, cs ...domain.Contact) error {
+//				panic("mock out the SaveContacts method")
+//			},
 //			UpdateContactFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error) {
 //				panic("mock out the UpdateContact method")
-//			},
-//			UpdateContactByPhoneFunc: func(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber, fn func(*domain.Contact) error) (domain.Contact, error) {
-//				panic("mock out the UpdateContactByPhone method")
 //			},
 //		}
 //
@@ -48,6 +51,9 @@ type ContactRepositoryMock struct {
 	// CreateContactFunc mocks the CreateContact method.
 	CreateContactFunc func(ctx context.Context, c domain.Contact) error
 
+	// FindContactsByPhoneFunc mocks the FindContactsByPhone method.
+	FindContactsByPhoneFunc func(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error)
+
 	// GetContactFunc mocks the GetContact method.
 	GetContactFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.Contact, error)
 
@@ -57,11 +63,11 @@ type ContactRepositoryMock struct {
 	// ListContactsByPhoneFunc mocks the ListContactsByPhone method.
 	ListContactsByPhoneFunc func(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error)
 
+	// SaveContactsFunc mocks the SaveContacts method.
+	SaveContactsFunc func(ctx context.Context, cs ...domain.Contact) error
+
 	// UpdateContactFunc mocks the UpdateContact method.
 	UpdateContactFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error)
-
-	// UpdateContactByPhoneFunc mocks the UpdateContactByPhone method.
-	UpdateContactByPhoneFunc func(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber, fn func(*domain.Contact) error) (domain.Contact, error)
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -71,6 +77,15 @@ type ContactRepositoryMock struct {
 			Ctx context.Context
 			// C is the c argument value.
 			C domain.Contact
+		}
+		// FindContactsByPhone holds details about calls to the FindContactsByPhone method.
+		FindContactsByPhone []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Ws is the ws argument value.
+			Ws domain.WorkspaceID
+			// Phones is the phones argument value.
+			Phones []domain.PhoneNumber
 		}
 		// GetContact holds details about calls to the GetContact method.
 		GetContact []struct {
@@ -97,6 +112,13 @@ type ContactRepositoryMock struct {
 			// Phone is the phone argument value.
 			Phone domain.PhoneNumber
 		}
+		// SaveContacts holds details about calls to the SaveContacts method.
+		SaveContacts []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Cs is the cs argument value.
+			Cs []domain.Contact
+		}
 		// UpdateContact holds details about calls to the UpdateContact method.
 		UpdateContact []struct {
 			// Ctx is the ctx argument value.
@@ -108,24 +130,14 @@ type ContactRepositoryMock struct {
 			// Fn is the fn argument value.
 			Fn func(*domain.Contact) error
 		}
-		// UpdateContactByPhone holds details about calls to the UpdateContactByPhone method.
-		UpdateContactByPhone []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// Ws is the ws argument value.
-			Ws domain.WorkspaceID
-			// Phone is the phone argument value.
-			Phone domain.PhoneNumber
-			// Fn is the fn argument value.
-			Fn func(*domain.Contact) error
-		}
 	}
-	lockCreateContact        sync.RWMutex
-	lockGetContact           sync.RWMutex
-	lockGetContactByPhone    sync.RWMutex
-	lockListContactsByPhone  sync.RWMutex
-	lockUpdateContact        sync.RWMutex
-	lockUpdateContactByPhone sync.RWMutex
+	lockCreateContact       sync.RWMutex
+	lockFindContactsByPhone sync.RWMutex
+	lockGetContact          sync.RWMutex
+	lockGetContactByPhone   sync.RWMutex
+	lockListContactsByPhone sync.RWMutex
+	lockSaveContacts        sync.RWMutex
+	lockUpdateContact       sync.RWMutex
 }
 
 // CreateContact calls CreateContactFunc.
@@ -161,6 +173,46 @@ func (mock *ContactRepositoryMock) CreateContactCalls() []struct {
 	mock.lockCreateContact.RLock()
 	calls = mock.calls.CreateContact
 	mock.lockCreateContact.RUnlock()
+	return calls
+}
+
+// FindContactsByPhone calls FindContactsByPhoneFunc.
+func (mock *ContactRepositoryMock) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error) {
+	if mock.FindContactsByPhoneFunc == nil {
+		panic("ContactRepositoryMock.FindContactsByPhoneFunc: method is nil but ContactRepository.FindContactsByPhone was just called")
+	}
+	callInfo := struct {
+		Ctx    context.Context
+		Ws     domain.WorkspaceID
+		Phones []domain.PhoneNumber
+	}{
+		Ctx:    ctx,
+		Ws:     ws,
+		Phones: phones,
+	}
+	mock.lockFindContactsByPhone.Lock()
+	mock.calls.FindContactsByPhone = append(mock.calls.FindContactsByPhone, callInfo)
+	mock.lockFindContactsByPhone.Unlock()
+	return mock.FindContactsByPhoneFunc(ctx, ws, phones)
+}
+
+// FindContactsByPhoneCalls gets all the calls that were made to FindContactsByPhone.
+// Check the length with:
+//
+//	len(mockedContactRepository.FindContactsByPhoneCalls())
+func (mock *ContactRepositoryMock) FindContactsByPhoneCalls() []struct {
+	Ctx    context.Context
+	Ws     domain.WorkspaceID
+	Phones []domain.PhoneNumber
+} {
+	var calls []struct {
+		Ctx    context.Context
+		Ws     domain.WorkspaceID
+		Phones []domain.PhoneNumber
+	}
+	mock.lockFindContactsByPhone.RLock()
+	calls = mock.calls.FindContactsByPhone
+	mock.lockFindContactsByPhone.RUnlock()
 	return calls
 }
 
@@ -280,6 +332,42 @@ func (mock *ContactRepositoryMock) ListContactsByPhoneCalls() []struct {
 	return calls
 }
 
+// SaveContacts calls SaveContactsFunc.
+func (mock *ContactRepositoryMock) SaveContacts(ctx context.Context, cs ...domain.Contact) error {
+	if mock.SaveContactsFunc == nil {
+		panic("ContactRepositoryMock.SaveContactsFunc: method is nil but ContactRepository.SaveContacts was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Cs  []domain.Contact
+	}{
+		Ctx: ctx,
+		Cs:  cs,
+	}
+	mock.lockSaveContacts.Lock()
+	mock.calls.SaveContacts = append(mock.calls.SaveContacts, callInfo)
+	mock.lockSaveContacts.Unlock()
+	return mock.SaveContactsFunc(ctx, cs...)
+}
+
+// SaveContactsCalls gets all the calls that were made to SaveContacts.
+// Check the length with:
+//
+//	len(mockedContactRepository.SaveContactsCalls())
+func (mock *ContactRepositoryMock) SaveContactsCalls() []struct {
+	Ctx context.Context
+	Cs  []domain.Contact
+} {
+	var calls []struct {
+		Ctx context.Context
+		Cs  []domain.Contact
+	}
+	mock.lockSaveContacts.RLock()
+	calls = mock.calls.SaveContacts
+	mock.lockSaveContacts.RUnlock()
+	return calls
+}
+
 // UpdateContact calls UpdateContactFunc.
 func (mock *ContactRepositoryMock) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error) {
 	if mock.UpdateContactFunc == nil {
@@ -321,49 +409,5 @@ func (mock *ContactRepositoryMock) UpdateContactCalls() []struct {
 	mock.lockUpdateContact.RLock()
 	calls = mock.calls.UpdateContact
 	mock.lockUpdateContact.RUnlock()
-	return calls
-}
-
-// UpdateContactByPhone calls UpdateContactByPhoneFunc.
-func (mock *ContactRepositoryMock) UpdateContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber, fn func(*domain.Contact) error) (domain.Contact, error) {
-	if mock.UpdateContactByPhoneFunc == nil {
-		panic("ContactRepositoryMock.UpdateContactByPhoneFunc: method is nil but ContactRepository.UpdateContactByPhone was just called")
-	}
-	callInfo := struct {
-		Ctx   context.Context
-		Ws    domain.WorkspaceID
-		Phone domain.PhoneNumber
-		Fn    func(*domain.Contact) error
-	}{
-		Ctx:   ctx,
-		Ws:    ws,
-		Phone: phone,
-		Fn:    fn,
-	}
-	mock.lockUpdateContactByPhone.Lock()
-	mock.calls.UpdateContactByPhone = append(mock.calls.UpdateContactByPhone, callInfo)
-	mock.lockUpdateContactByPhone.Unlock()
-	return mock.UpdateContactByPhoneFunc(ctx, ws, phone, fn)
-}
-
-// UpdateContactByPhoneCalls gets all the calls that were made to UpdateContactByPhone.
-// Check the length with:
-//
-//	len(mockedContactRepository.UpdateContactByPhoneCalls())
-func (mock *ContactRepositoryMock) UpdateContactByPhoneCalls() []struct {
-	Ctx   context.Context
-	Ws    domain.WorkspaceID
-	Phone domain.PhoneNumber
-	Fn    func(*domain.Contact) error
-} {
-	var calls []struct {
-		Ctx   context.Context
-		Ws    domain.WorkspaceID
-		Phone domain.PhoneNumber
-		Fn    func(*domain.Contact) error
-	}
-	mock.lockUpdateContactByPhone.RLock()
-	calls = mock.calls.UpdateContactByPhone
-	mock.lockUpdateContactByPhone.RUnlock()
 	return calls
 }

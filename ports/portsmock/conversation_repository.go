@@ -20,8 +20,8 @@ var _ ports.ConversationRepository = &ConversationRepositoryMock{}
 //
 //		// make and configure a mocked ports.ConversationRepository
 //		mockedConversationRepository := &ConversationRepositoryMock{
-//			AppendEntryFunc: func(ctx context.Context, e domain.Entry) error {
-//				panic("mock out the AppendEntry method")
+//			AppendEntriesFunc: func(ctx context.Context, es ...domain.Entry) error {
+//				panic("mock out the AppendEntries method")
 //			},
 //			ListEntriesFunc: func(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p ports.Page) ([]domain.Entry, string, error) {
 //				panic("mock out the ListEntries method")
@@ -33,20 +33,20 @@ var _ ports.ConversationRepository = &ConversationRepositoryMock{}
 //
 //	}
 type ConversationRepositoryMock struct {
-	// AppendEntryFunc mocks the AppendEntry method.
-	AppendEntryFunc func(ctx context.Context, e domain.Entry) error
+	// AppendEntriesFunc mocks the AppendEntries method.
+	AppendEntriesFunc func(ctx context.Context, es ...domain.Entry) error
 
 	// ListEntriesFunc mocks the ListEntries method.
 	ListEntriesFunc func(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p ports.Page) ([]domain.Entry, string, error)
 
 	// calls tracks calls to the methods.
 	calls struct {
-		// AppendEntry holds details about calls to the AppendEntry method.
-		AppendEntry []struct {
+		// AppendEntries holds details about calls to the AppendEntries method.
+		AppendEntries []struct {
 			// Ctx is the ctx argument value.
 			Ctx context.Context
-			// E is the e argument value.
-			E domain.Entry
+			// Es is the es argument value.
+			Es []domain.Entry
 		}
 		// ListEntries holds details about calls to the ListEntries method.
 		ListEntries []struct {
@@ -60,43 +60,43 @@ type ConversationRepositoryMock struct {
 			P ports.Page
 		}
 	}
-	lockAppendEntry sync.RWMutex
-	lockListEntries sync.RWMutex
+	lockAppendEntries sync.RWMutex
+	lockListEntries   sync.RWMutex
 }
 
-// AppendEntry calls AppendEntryFunc.
-func (mock *ConversationRepositoryMock) AppendEntry(ctx context.Context, e domain.Entry) error {
-	if mock.AppendEntryFunc == nil {
-		panic("ConversationRepositoryMock.AppendEntryFunc: method is nil but ConversationRepository.AppendEntry was just called")
+// AppendEntries calls AppendEntriesFunc.
+func (mock *ConversationRepositoryMock) AppendEntries(ctx context.Context, es ...domain.Entry) error {
+	if mock.AppendEntriesFunc == nil {
+		panic("ConversationRepositoryMock.AppendEntriesFunc: method is nil but ConversationRepository.AppendEntries was just called")
 	}
 	callInfo := struct {
 		Ctx context.Context
-		E   domain.Entry
+		Es  []domain.Entry
 	}{
 		Ctx: ctx,
-		E:   e,
+		Es:  es,
 	}
-	mock.lockAppendEntry.Lock()
-	mock.calls.AppendEntry = append(mock.calls.AppendEntry, callInfo)
-	mock.lockAppendEntry.Unlock()
-	return mock.AppendEntryFunc(ctx, e)
+	mock.lockAppendEntries.Lock()
+	mock.calls.AppendEntries = append(mock.calls.AppendEntries, callInfo)
+	mock.lockAppendEntries.Unlock()
+	return mock.AppendEntriesFunc(ctx, es...)
 }
 
-// AppendEntryCalls gets all the calls that were made to AppendEntry.
+// AppendEntriesCalls gets all the calls that were made to AppendEntries.
 // Check the length with:
 //
-//	len(mockedConversationRepository.AppendEntryCalls())
-func (mock *ConversationRepositoryMock) AppendEntryCalls() []struct {
+//	len(mockedConversationRepository.AppendEntriesCalls())
+func (mock *ConversationRepositoryMock) AppendEntriesCalls() []struct {
 	Ctx context.Context
-	E   domain.Entry
+	Es  []domain.Entry
 } {
 	var calls []struct {
 		Ctx context.Context
-		E   domain.Entry
+		Es  []domain.Entry
 	}
-	mock.lockAppendEntry.RLock()
-	calls = mock.calls.AppendEntry
-	mock.lockAppendEntry.RUnlock()
+	mock.lockAppendEntries.RLock()
+	calls = mock.calls.AppendEntries
+	mock.lockAppendEntries.RUnlock()
 	return calls
 }
 

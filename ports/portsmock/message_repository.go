@@ -30,8 +30,8 @@ var _ ports.MessageRepository = &MessageRepositoryMock{}
 //			CountStatusTimelineFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from time.Time, to time.Time, interval time.Duration) ([]domain.StatusCount, error) {
 //				panic("mock out the CountStatusTimeline method")
 //			},
-//			CreateMessageFunc: func(ctx context.Context, m domain.Message) error {
-//				panic("mock out the CreateMessage method")
+//			CreateMessagesFunc: func(ctx context.Context, ms ...domain.Message) error {
+//				panic("mock out the CreateMessages method")
 //			},
 //			GetMessageFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID) (domain.Message, error) {
 //				panic("mock out the GetMessage method")
@@ -67,8 +67,8 @@ type MessageRepositoryMock struct {
 	// CountStatusTimelineFunc mocks the CountStatusTimeline method.
 	CountStatusTimelineFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from time.Time, to time.Time, interval time.Duration) ([]domain.StatusCount, error)
 
-	// CreateMessageFunc mocks the CreateMessage method.
-	CreateMessageFunc func(ctx context.Context, m domain.Message) error
+	// CreateMessagesFunc mocks the CreateMessages method.
+	CreateMessagesFunc func(ctx context.Context, ms ...domain.Message) error
 
 	// GetMessageFunc mocks the GetMessage method.
 	GetMessageFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID) (domain.Message, error)
@@ -123,12 +123,12 @@ type MessageRepositoryMock struct {
 			// Interval is the interval argument value.
 			Interval time.Duration
 		}
-		// CreateMessage holds details about calls to the CreateMessage method.
-		CreateMessage []struct {
+		// CreateMessages holds details about calls to the CreateMessages method.
+		CreateMessages []struct {
 			// Ctx is the ctx argument value.
 			Ctx context.Context
-			// M is the m argument value.
-			M domain.Message
+			// Ms is the ms argument value.
+			Ms []domain.Message
 		}
 		// GetMessage holds details about calls to the GetMessage method.
 		GetMessage []struct {
@@ -186,7 +186,7 @@ type MessageRepositoryMock struct {
 	lockCountFailuresByCode   sync.RWMutex
 	lockCountMessagesByStatus sync.RWMutex
 	lockCountStatusTimeline   sync.RWMutex
-	lockCreateMessage         sync.RWMutex
+	lockCreateMessages        sync.RWMutex
 	lockGetMessage            sync.RWMutex
 	lockLocateMessage         sync.RWMutex
 	lockParkStatus            sync.RWMutex
@@ -327,39 +327,39 @@ func (mock *MessageRepositoryMock) CountStatusTimelineCalls() []struct {
 	return calls
 }
 
-// CreateMessage calls CreateMessageFunc.
-func (mock *MessageRepositoryMock) CreateMessage(ctx context.Context, m domain.Message) error {
-	if mock.CreateMessageFunc == nil {
-		panic("MessageRepositoryMock.CreateMessageFunc: method is nil but MessageRepository.CreateMessage was just called")
+// CreateMessages calls CreateMessagesFunc.
+func (mock *MessageRepositoryMock) CreateMessages(ctx context.Context, ms ...domain.Message) error {
+	if mock.CreateMessagesFunc == nil {
+		panic("MessageRepositoryMock.CreateMessagesFunc: method is nil but MessageRepository.CreateMessages was just called")
 	}
 	callInfo := struct {
 		Ctx context.Context
-		M   domain.Message
+		Ms  []domain.Message
 	}{
 		Ctx: ctx,
-		M:   m,
+		Ms:  ms,
 	}
-	mock.lockCreateMessage.Lock()
-	mock.calls.CreateMessage = append(mock.calls.CreateMessage, callInfo)
-	mock.lockCreateMessage.Unlock()
-	return mock.CreateMessageFunc(ctx, m)
+	mock.lockCreateMessages.Lock()
+	mock.calls.CreateMessages = append(mock.calls.CreateMessages, callInfo)
+	mock.lockCreateMessages.Unlock()
+	return mock.CreateMessagesFunc(ctx, ms...)
 }
 
-// CreateMessageCalls gets all the calls that were made to CreateMessage.
+// CreateMessagesCalls gets all the calls that were made to CreateMessages.
 // Check the length with:
 //
-//	len(mockedMessageRepository.CreateMessageCalls())
-func (mock *MessageRepositoryMock) CreateMessageCalls() []struct {
+//	len(mockedMessageRepository.CreateMessagesCalls())
+func (mock *MessageRepositoryMock) CreateMessagesCalls() []struct {
 	Ctx context.Context
-	M   domain.Message
+	Ms  []domain.Message
 } {
 	var calls []struct {
 		Ctx context.Context
-		M   domain.Message
+		Ms  []domain.Message
 	}
-	mock.lockCreateMessage.RLock()
-	calls = mock.calls.CreateMessage
-	mock.lockCreateMessage.RUnlock()
+	mock.lockCreateMessages.RLock()
+	calls = mock.calls.CreateMessages
+	mock.lockCreateMessages.RUnlock()
 	return calls
 }
 

@@ -290,16 +290,16 @@ func (f *fixture) contact() domain.Contact {
 func (f *fixture) message(c domain.Campaign, ct domain.Contact) domain.Message {
 	f.t.Helper()
 	m := NewMessage(f.t, c, ct)
-	if err := f.s.CreateMessage(f.ctx, m); err != nil {
-		f.t.Fatalf("CreateMessage: %v", err)
+	if err := f.s.CreateMessages(f.ctx, m); err != nil {
+		f.t.Fatalf("CreateMessages: %v", err)
 	}
 	return cloneMessage(m)
 }
 
 func (f *fixture) entry(e domain.Entry) domain.Entry {
 	f.t.Helper()
-	if err := f.s.AppendEntry(f.ctx, e); err != nil {
-		f.t.Fatalf("AppendEntry: %v", err)
+	if err := f.s.AppendEntries(f.ctx, e); err != nil {
+		f.t.Fatalf("AppendEntries: %v", err)
 	}
 	return e
 }

@@ -17,7 +17,10 @@ var contactTests = []storeTest{
 	{"PhoneUnique", testContactPhoneUnique},
 	{"Update", testContactUpdate},
 	{"UpdateError", testContactUpdateError},
-	{"UpdateByPhone", testContactUpdateByPhone},
+	{"FindByPhone", testContactFindByPhone},
+	{"Save", testContactSave},
+	{"SavePhoneConflict", testContactSavePhoneConflict},
+	{"SaveOtherWorkspace", testContactSaveOtherWorkspace},
 	{"Copies", testContactCopies},
 	{"ListByPhone", testContactListByPhone},
 }
@@ -187,50 +190,195 @@ func testContactUpdateError(t *testing.T, s Store) {
 	mustEqual(t, "contact after a failed update", c, got)
 }
 
-// UpdateContactByPhone finds the contact by the workspace and phone number:
-// it updates that contact only, and like UpdateContact stores nothing when
-// fn fails and never calls fn for a missing or foreign contact.
-func testContactUpdateByPhone(t *testing.T, s Store) {
+// byPhone orders contacts by phone number, as FindContactsByPhone returns
+// them.
+func byPhone(a, b domain.Contact) int { return cmp.Compare(a.Phone.String(), b.Phone.String()) }
+
+// FindContactsByPhone returns the workspace's contacts with the numbers
+// asked for, each once, in phone number order, whatever the order of the
+// numbers or of the contacts' creation: unknown numbers, numbers asked for
+// twice and other workspaces' contacts add nothing.
+func testContactFindByPhone(t *testing.T, s Store) {
 	f := newFixture(t, s)
-	c, bystander := f.contact(), f.contact()
+	ps := []domain.PhoneNumber{RandomPhone(), RandomPhone(), RandomPhone()}
+	slices.SortFunc(ps, func(a, b domain.PhoneNumber) int { return cmp.Compare(a.String(), b.String()) })
+	p1, p2, p3 := ps[0], ps[1], ps[2]
+	create := func(ws domain.WorkspaceID, phone domain.PhoneNumber) domain.Contact {
+		t.Helper()
+		c := newContactWithPhone(t, ws, phone)
+		if err := s.CreateContact(f.ctx, c); err != nil {
+			t.Fatalf("CreateContact: %v", err)
+		}
+		return cloneContact(c)
+	}
+	c2, c3, c1 := create(f.ws, p2), create(f.ws, p3), create(f.ws, p1) // created out of phone order
+	f.contact()                                                        // not asked for
+	other := f.otherWorkspace()
+	create(other, p1) // the same number in another workspace
+	foreign := create(other, RandomPhone())
+
+	got, err := s.FindContactsByPhone(f.ctx, f.ws, []domain.PhoneNumber{p3, RandomPhone(), p1, foreign.Phone, p2, p3})
+	if err != nil {
+		t.Fatalf("FindContactsByPhone: %v", err)
+	}
+	mustEqual(t, "contacts found by phone", []domain.Contact{c1, c2, c3}, got)
+
+	got, err = s.FindContactsByPhone(f.ctx, other, []domain.PhoneNumber{p2, foreign.Phone})
+	if err != nil {
+		t.Fatalf("FindContactsByPhone: %v", err)
+	}
+	mustEqual(t, "the other workspace's contacts found by phone", []domain.Contact{foreign}, got)
+
+	for _, phones := range [][]domain.PhoneNumber{nil, {}, {RandomPhone(), RandomPhone()}} {
+		got, err := s.FindContactsByPhone(f.ctx, f.ws, phones)
+		if err != nil || len(got) != 0 {
+			t.Fatalf("FindContactsByPhone of %d unknown numbers = %d contacts, %v; want none", len(phones), len(got), err)
+		}
+	}
+}
+
+// mustReadBack checks that each contact is stored as given, by id and by
+// phone number.
+func mustReadBack(t *testing.T, s Store, what string, cs ...domain.Contact) {
+	t.Helper()
+	for _, c := range cs {
+		got, err := s.GetContact(t.Context(), c.Workspace, c.ID)
+		if err != nil {
+			t.Fatalf("GetContact of the %s: %v", what, err)
+		}
+		mustEqual(t, what+" by id", c, got)
+		got, err = s.GetContactByPhone(t.Context(), c.Workspace, c.Phone)
+		if err != nil {
+			t.Fatalf("GetContactByPhone of the %s: %v", what, err)
+		}
+		mustEqual(t, what+" by phone", c, got)
+	}
+}
+
+// SaveContacts creates the call's new contacts and replaces its stored ones
+// in one call. Each reads back as saved, by id and by phone number; a number
+// a replaced contact gave up is free again, a number another workspace uses
+// is no obstacle, and contacts outside the call are left alone.
+func testContactSave(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	kept, moved, bystander := f.contact(), f.contact(), f.contact()
 	at := Now().Add(time.Second)
-	want := cloneContact(c)
-	want.Touch(at)
-	got, err := s.UpdateContactByPhone(f.ctx, f.ws, c.Phone, func(c *domain.Contact) error { c.Touch(at); return nil })
-	if err != nil {
-		t.Fatalf("UpdateContactByPhone: %v", err)
+	name := "Ravi Rao"
+	if err := kept.ApplySync(domain.ContactSync{Name: &name, Attributes: map[string]string{"city": ""},
+		Tags: []string{"new"}}, at); err != nil {
+		t.Fatal(err)
 	}
-	mustEqual(t, "UpdateContactByPhone result", want, got)
-	read, err := s.GetContact(f.ctx, f.ws, c.ID)
-	if err != nil {
-		t.Fatalf("GetContact: %v", err)
+	kept.RecordInbound("447700900123", "Ravi", at, at)
+	kept.Touch(at)
+	oldPhone := moved.Phone
+	moved.Phone = RandomPhone()
+	moved.SetOptOut(true, at, at)
+	fresh := NewContact(t, f.ws)
+	fresh.Touch(at)
+	elsewhere := NewContact(t, f.otherWorkspace())
+	if err := s.CreateContact(f.ctx, elsewhere); err != nil {
+		t.Fatalf("CreateContact: %v", err)
 	}
-	mustEqual(t, "contact updated by phone, read back", want, read)
-	read, err = s.GetContact(f.ctx, f.ws, bystander.ID)
-	if err != nil {
-		t.Fatalf("GetContact: %v", err)
-	}
-	mustEqual(t, "another contact of the workspace", bystander, read)
+	sameNumber := newContactWithPhone(t, f.ws, elsewhere.Phone)
 
-	boom := errors.New("boom")
-	_, err = s.UpdateContactByPhone(f.ctx, f.ws, c.Phone, func(c *domain.Contact) error {
-		c.OptedOut = true
-		return boom
-	})
-	mustBe(t, "UpdateContactByPhone with a failing fn", err, boom)
-	if read, _ := s.GetContact(f.ctx, f.ws, c.ID); read.OptedOut {
-		t.Fatal("a failed UpdateContactByPhone was stored")
+	saved := []domain.Contact{fresh, kept, moved, sameNumber}
+	var call []domain.Contact
+	for _, c := range saved {
+		call = append(call, cloneContact(c))
 	}
+	if err := s.SaveContacts(f.ctx, call...); err != nil {
+		t.Fatalf("SaveContacts: %v", err)
+	}
+	mustReadBack(t, s, "saved contact", saved...)
+	mustReadBack(t, s, "contact outside the call", bystander, elsewhere)
+	_, err := s.GetContactByPhone(f.ctx, f.ws, oldPhone)
+	mustBe(t, "GetContactByPhone of the number given up", err, domain.ErrContactNotFound)
+	if err := s.CreateContact(f.ctx, newContactWithPhone(t, f.ws, oldPhone)); err != nil {
+		t.Fatalf("CreateContact with the number given up: %v", err)
+	}
+	if err := s.SaveContacts(f.ctx); err != nil {
+		t.Fatalf("SaveContacts of no contacts: %v", err)
+	}
+}
 
-	called := false
-	never := func(*domain.Contact) error { called = true; return nil }
-	_, err = s.UpdateContactByPhone(f.ctx, f.ws, RandomPhone(), never)
-	mustBe(t, "UpdateContactByPhone of an unknown phone", err, domain.ErrContactNotFound)
-	_, err = s.UpdateContactByPhone(f.ctx, f.otherWorkspace(), c.Phone, never)
-	mustBe(t, "UpdateContactByPhone from another workspace", err, domain.ErrContactNotFound)
-	if called {
-		t.Fatal("UpdateContactByPhone called fn for a missing or foreign contact")
+// mustBeUnsaved checks that a refused SaveContacts stored nothing: the
+// stored contacts read back as they were, by id and by phone number, and
+// the call's other ids and numbers are unknown in the call's workspaces.
+func mustBeUnsaved(t *testing.T, s Store, what string, stored, call []domain.Contact) {
+	t.Helper()
+	mustReadBack(t, s, "stored contact after "+what, stored...)
+	for _, c := range call {
+		if !slices.ContainsFunc(stored, func(o domain.Contact) bool { return o.Workspace == c.Workspace && o.ID == c.ID }) {
+			_, err := s.GetContact(t.Context(), c.Workspace, c.ID)
+			mustBe(t, "GetContact of a contact of "+what, err, domain.ErrContactNotFound)
+		}
+		if !slices.ContainsFunc(stored, func(o domain.Contact) bool { return o.Workspace == c.Workspace && o.Phone == c.Phone }) {
+			_, err := s.GetContactByPhone(t.Context(), c.Workspace, c.Phone)
+			mustBe(t, "GetContactByPhone of a number of "+what, err, domain.ErrContactNotFound)
+		}
 	}
+}
+
+// A phone number another contact of the workspace holds, or that two
+// contacts of the call carry, makes SaveContacts a conflict that stores
+// nothing: the call's new contacts stay unknown and its replaced ones
+// unchanged, whatever their place in the call.
+func testContactSavePhoneConflict(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	holder := f.contact()
+	shared := RandomPhone()
+	for _, tc := range []struct {
+		name  string
+		clash func() (stored, call []domain.Contact)
+	}{
+		{"a new contact with a held number", func() ([]domain.Contact, []domain.Contact) {
+			return nil, []domain.Contact{newContactWithPhone(t, f.ws, holder.Phone)}
+		}},
+		{"a stored contact moved to a held number", func() ([]domain.Contact, []domain.Contact) {
+			c := f.contact()
+			moved := cloneContact(c)
+			moved.Phone = holder.Phone
+			return []domain.Contact{c}, []domain.Contact{moved}
+		}},
+		{"two contacts of the call with one number", func() ([]domain.Contact, []domain.Contact) {
+			return nil, []domain.Contact{newContactWithPhone(t, f.ws, shared), newContactWithPhone(t, f.ws, shared)}
+		}},
+	} {
+		replaced := f.contact()
+		changed := cloneContact(replaced)
+		changed.Phone = RandomPhone()
+		changed.Touch(Now().Add(time.Second))
+		stored, clash := tc.clash()
+		stored = append(stored, holder, replaced)
+		for _, call := range [][]domain.Contact{
+			append([]domain.Contact{NewContact(t, f.ws), changed}, clash...),
+			append(slices.Clone(clash), NewContact(t, f.ws), changed),
+		} {
+			mustBe(t, "SaveContacts with "+tc.name, s.SaveContacts(f.ctx, call...), domain.ErrConflict)
+			mustBeUnsaved(t, s, "a call with "+tc.name, stored, call)
+		}
+	}
+}
+
+// An id another workspace holds makes SaveContacts a conflict that stores
+// nothing: the other workspace's contact stays as it was, and the caller's
+// workspace gains nothing.
+func testContactSaveOtherWorkspace(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	theirs := NewContact(t, f.otherWorkspace())
+	if err := s.CreateContact(f.ctx, theirs); err != nil {
+		t.Fatalf("CreateContact: %v", err)
+	}
+	mine := f.contact()
+	changed := cloneContact(mine)
+	changed.OptedOut = true
+	taken := cloneContact(theirs)
+	taken.Workspace = f.ws
+	taken.Phone = RandomPhone()
+	taken.OptedOut = true
+	call := []domain.Contact{NewContact(t, f.ws), changed, taken}
+	mustBe(t, "SaveContacts with another workspace's id", s.SaveContacts(f.ctx, call...), domain.ErrConflict)
+	mustBeUnsaved(t, s, "a call with another workspace's id", []domain.Contact{theirs, mine}, call)
 }
 
 // Values written and read are the caller's own: changing them later does

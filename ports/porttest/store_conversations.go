@@ -1,6 +1,7 @@
 package porttest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,9 @@ var conversationTests = []storeTest{
 	{"List", testEntriesList},
 	{"DuplicateProviderID", testEntryDuplicateProviderID},
 	{"DuplicateProviderIDInTx", testEntryDuplicateProviderIDInTx},
+	{"AppendMany", testEntriesAppendMany},
+	{"AppendManyDuplicateProviderID", testEntriesAppendManyDuplicate},
+	{"AppendManyDuplicateProviderIDInTx", testEntriesAppendManyDuplicateInTx},
 }
 
 // Every kind of entry round-trips: an outbound template, inbound text, an
@@ -169,7 +173,7 @@ func testEntryDuplicateProviderID(t *testing.T, s Store) {
 	first := f.entry(NewInboundEntry(ct, "hello"))
 	dup := NewInboundEntry(ct, "hello")
 	dup.ProviderID = first.ProviderID
-	mustBe(t, "AppendEntry with a recorded wamid", s.AppendEntry(f.ctx, dup), domain.ErrConflict)
+	mustBe(t, "AppendEntries with a recorded wamid", s.AppendEntries(f.ctx, dup), domain.ErrConflict)
 	mustEqual(t, "thread after the duplicate", []domain.Entry{first}, listThread(t, s, f.ws, ct.ID))
 
 	other := f.otherWorkspace()
@@ -179,8 +183,8 @@ func testEntryDuplicateProviderID(t *testing.T, s Store) {
 	}
 	same := NewInboundEntry(theirs, "hello")
 	same.ProviderID = first.ProviderID
-	if err := s.AppendEntry(f.ctx, same); err != nil {
-		t.Fatalf("AppendEntry of the wamid in another workspace: %v", err)
+	if err := s.AppendEntries(f.ctx, same); err != nil {
+		t.Fatalf("AppendEntries of the wamid in another workspace: %v", err)
 	}
 	mustEqual(t, "the other workspace's thread", []domain.Entry{same}, listThread(t, s, other, theirs.ID))
 }
@@ -198,11 +202,11 @@ func testEntryDuplicateProviderIDInTx(t *testing.T, s Store) {
 	want := cloneContact(ct)
 	want.RecordInbound("447700900123", "Asha", at, at)
 	err := s.WithinTx(f.ctx, func(ctx context.Context, r ports.Repos) error {
-		if err := r.Conversations.AppendEntry(ctx, dup); !errors.Is(err, domain.ErrConflict) {
-			return fmt.Errorf("AppendEntry with a recorded wamid: got %v, want a conflict", err)
+		if err := r.Conversations.AppendEntries(ctx, dup); !errors.Is(err, domain.ErrConflict) {
+			return fmt.Errorf("AppendEntries with a recorded wamid: got %v, want a conflict", err)
 		}
-		if err := r.Conversations.AppendEntry(ctx, next); err != nil {
-			return fmt.Errorf("AppendEntry after the conflict: %w", err)
+		if err := r.Conversations.AppendEntries(ctx, next); err != nil {
+			return fmt.Errorf("AppendEntries after the conflict: %w", err)
 		}
 		_, err := r.Contacts.UpdateContact(ctx, f.ws, ct.ID, func(c *domain.Contact) error {
 			c.RecordInbound("447700900123", "Asha", at, at)
@@ -218,6 +222,95 @@ func testEntryDuplicateProviderIDInTx(t *testing.T, s Store) {
 		thread = []domain.Entry{next, first}
 	}
 	mustEqual(t, "thread after the transaction", thread, listThread(t, s, f.ws, ct.ID))
+	got, err := s.GetContact(f.ctx, f.ws, ct.ID)
+	if err != nil {
+		t.Fatalf("GetContact: %v", err)
+	}
+	mustEqual(t, "contact updated after the conflict", want, got)
+}
+
+// newestFirst is the thread ListEntries returns for es: identifiers
+// descending.
+func newestFirst(es ...domain.Entry) []domain.Entry {
+	out := slices.Clone(es)
+	slices.SortFunc(out, func(a, b domain.Entry) int { return cmp.Compare(b.ID, a.ID) })
+	return out
+}
+
+// AppendEntries stores every entry of a call, outbound and inbound, each in
+// its contact's thread; a call without entries succeeds.
+func testEntriesAppendMany(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	ct, someoneElse := f.contact(), f.contact()
+	m := f.message(f.campaign(), ct)
+	es := []domain.Entry{NewOutboundEntry(m, ct), NewInboundEntry(ct, "one"), NewInboundEntry(someoneElse, "hi"),
+		NewInboundEntry(ct, "two")}
+	var call []domain.Entry
+	for _, e := range es {
+		call = append(call, cloneEntry(e))
+	}
+	if err := s.AppendEntries(f.ctx, call...); err != nil {
+		t.Fatalf("AppendEntries: %v", err)
+	}
+	mustEqual(t, "thread", newestFirst(es[0], es[1], es[3]), listThread(t, s, f.ws, ct.ID))
+	mustEqual(t, "the other contact's thread", []domain.Entry{es[2]}, listThread(t, s, f.ws, someoneElse.ID))
+	if err := s.AppendEntries(f.ctx); err != nil {
+		t.Fatalf("AppendEntries of no entries: %v", err)
+	}
+}
+
+// An entry whose wamid the workspace holds, or which an earlier entry of
+// the call carries, is skipped: the call is a conflict, and its other
+// entries, before and after the duplicate, are stored.
+func testEntriesAppendManyDuplicate(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	ct := f.contact()
+	first := f.entry(NewInboundEntry(ct, "hello"))
+	redelivered := NewInboundEntry(ct, "hello")
+	redelivered.ProviderID = first.ProviderID
+	before, after := NewInboundEntry(ct, "before"), NewInboundEntry(ct, "after")
+	err := s.AppendEntries(f.ctx, before, redelivered, after)
+	mustBe(t, "AppendEntries with a recorded wamid", err, domain.ErrConflict)
+	mustEqual(t, "thread after a recorded wamid", newestFirst(first, before, after), listThread(t, s, f.ws, ct.ID))
+
+	once := NewInboundEntry(ct, "twice")
+	twice := NewInboundEntry(ct, "twice")
+	twice.ProviderID = once.ProviderID
+	last := NewInboundEntry(ct, "last")
+	err = s.AppendEntries(f.ctx, once, twice, last)
+	mustBe(t, "AppendEntries with a wamid twice", err, domain.ErrConflict)
+	mustEqual(t, "thread after a wamid twice", newestFirst(first, before, after, once, last), listThread(t, s, f.ws, ct.ID))
+}
+
+// A partly refused call leaves the transaction usable: it goes on writing,
+// commits, and the call's other entries are committed with the rest.
+func testEntriesAppendManyDuplicateInTx(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	ct := f.contact()
+	first := f.entry(NewInboundEntry(ct, "hello"))
+	dup := NewInboundEntry(ct, "hello")
+	dup.ProviderID = first.ProviderID
+	before, after, next := NewInboundEntry(ct, "before"), NewInboundEntry(ct, "after"), NewInboundEntry(ct, "next")
+	at := Now().Add(time.Second)
+	want := cloneContact(ct)
+	want.Touch(at)
+	err := s.WithinTx(f.ctx, func(ctx context.Context, r ports.Repos) error {
+		if err := r.Conversations.AppendEntries(ctx, before, dup, after); !errors.Is(err, domain.ErrConflict) {
+			return fmt.Errorf("AppendEntries with a recorded wamid: got %v, want a conflict", err)
+		}
+		if err := r.Conversations.AppendEntries(ctx, next); err != nil {
+			return fmt.Errorf("AppendEntries after the conflict: %w", err)
+		}
+		_, err := r.Contacts.UpdateContact(ctx, f.ws, ct.ID, func(c *domain.Contact) error {
+			c.Touch(at)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("WithinTx: %v", err)
+	}
+	mustEqual(t, "thread after the transaction", newestFirst(first, before, after, next), listThread(t, s, f.ws, ct.ID))
 	got, err := s.GetContact(f.ctx, f.ws, ct.ID)
 	if err != nil {
 		t.Fatalf("GetContact: %v", err)

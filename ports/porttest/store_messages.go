@@ -17,6 +17,8 @@ import (
 
 var messageTests = []storeTest{
 	{"RoundTrip", testMessageRoundTrip},
+	{"CreateMany", testMessageCreateMany},
+	{"CreateDuplicate", testMessageCreateDuplicate},
 	{"NotFound", testMessageNotFound},
 	{"OtherWorkspace", testMessageOtherWorkspace},
 	{"Update", testMessageUpdate},
@@ -48,14 +50,91 @@ func testMessageRoundTrip(t *testing.T, s Store) {
 	failed.RecordPricing(&domain.Pricing{Model: "PMP", Type: "regular", Category: "marketing", Billable: true})
 
 	for _, m := range []domain.Message{queued, failed} {
-		if err := s.CreateMessage(f.ctx, m); err != nil {
-			t.Fatalf("CreateMessage: %v", err)
+		if err := s.CreateMessages(f.ctx, m); err != nil {
+			t.Fatalf("CreateMessages: %v", err)
 		}
 		got, err := s.GetMessage(f.ctx, f.ws, m.ID)
 		if err != nil {
 			t.Fatalf("GetMessage: %v", err)
 		}
 		mustEqual(t, m.Status.String()+" message", m, got)
+	}
+}
+
+// CreateMessages stores every message of a call as written, whatever its
+// status; a call without messages succeeds.
+func testMessageCreateMany(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c, ct := f.campaign(), f.contact()
+	sent := NewMessage(t, c, ct)
+	sent.ProviderID = NewWamid()
+	sent.Advance(domain.StatusSending, sent.CreatedAt.Add(time.Millisecond), nil)
+	sent.Advance(domain.StatusSent, sent.CreatedAt.Add(2*time.Millisecond), nil)
+	ms := []domain.Message{NewMessage(t, c, ct), sent, NewMessage(t, c, f.contact())}
+	var call []domain.Message
+	for _, m := range ms {
+		call = append(call, cloneMessage(m))
+	}
+	if err := s.CreateMessages(f.ctx, call...); err != nil {
+		t.Fatalf("CreateMessages: %v", err)
+	}
+	for _, m := range ms {
+		got, err := s.GetMessage(f.ctx, f.ws, m.ID)
+		if err != nil {
+			t.Fatalf("GetMessage: %v", err)
+		}
+		mustEqual(t, "message created with others", m, got)
+	}
+	got, err := s.LocateMessage(f.ctx, "", sent.ProviderID)
+	if err != nil {
+		t.Fatalf("LocateMessage: %v", err)
+	}
+	mustEqual(t, "message located by its wamid", sent, got)
+	counts, err := s.CountMessagesByStatus(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("CountMessagesByStatus: %v", err)
+	}
+	mustEqual(t, "message counts", map[domain.MessageStatus]int{domain.StatusQueued: 2, domain.StatusSent: 1}, counts)
+	if err := s.CreateMessages(f.ctx); err != nil {
+		t.Fatalf("CreateMessages of no messages: %v", err)
+	}
+}
+
+// A message id stored already, or given twice in the call, makes
+// CreateMessages a conflict that stores none of the call's messages and
+// leaves the stored one as it was.
+func testMessageCreateDuplicate(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c, ct := f.campaign(), f.contact()
+	stored := f.message(c, ct)
+	again := cloneMessage(stored)
+	again.Advance(domain.StatusFailed, again.CreatedAt.Add(time.Millisecond), &domain.Failure{Code: 131026})
+	twice := NewMessage(t, c, ct)
+	for _, tc := range []struct {
+		name string
+		call []domain.Message
+	}{
+		{"an id stored already", []domain.Message{NewMessage(t, c, ct), again, NewMessage(t, c, ct)}},
+		{"an id twice in the call", []domain.Message{twice, NewMessage(t, c, ct), cloneMessage(twice)}},
+	} {
+		mustBe(t, "CreateMessages with "+tc.name, s.CreateMessages(f.ctx, tc.call...), domain.ErrConflict)
+		for _, m := range tc.call {
+			if m.ID == stored.ID {
+				continue
+			}
+			_, err := s.GetMessage(f.ctx, f.ws, m.ID)
+			mustBe(t, "GetMessage of a message of a refused call", err, domain.ErrMessageNotFound)
+		}
+		got, err := s.GetMessage(f.ctx, f.ws, stored.ID)
+		if err != nil {
+			t.Fatalf("GetMessage: %v", err)
+		}
+		mustEqual(t, "stored message after a call with "+tc.name, stored, got)
+		counts, err := s.CountMessagesByStatus(f.ctx, f.ws, c.ID)
+		if err != nil {
+			t.Fatalf("CountMessagesByStatus: %v", err)
+		}
+		mustEqual(t, "message counts after a call with "+tc.name, map[domain.MessageStatus]int{domain.StatusQueued: 1}, counts)
 	}
 }
 
@@ -386,8 +465,8 @@ func testMessageCountStatusTimeline(t *testing.T, s Store) {
 	}
 	for _, p := range plan {
 		m := newTimed(c, ct, p.created)
-		if err := s.CreateMessage(f.ctx, m); err != nil {
-			t.Fatalf("CreateMessage: %v", err)
+		if err := s.CreateMessages(f.ctx, m); err != nil {
+			t.Fatalf("CreateMessages: %v", err)
 		}
 		for _, st := range p.steps {
 			var fl *domain.Failure
@@ -397,13 +476,13 @@ func testMessageCountStatusTimeline(t *testing.T, s Store) {
 			f.advance(m.ID, st.status, minute(st.minutes), fl)
 		}
 	}
-	// One message written already advanced: CreateMessage derives the
+	// One message written already advanced: CreateMessages derives the
 	// timeline too.
 	created := newTimed(c, ct, 9)
 	created.Advance(domain.StatusSent, minute(11), nil)
 	created.Advance(domain.StatusFailed, minute(12), failure)
-	if err := s.CreateMessage(f.ctx, created); err != nil {
-		t.Fatalf("CreateMessage: %v", err)
+	if err := s.CreateMessages(f.ctx, created); err != nil {
+		t.Fatalf("CreateMessages: %v", err)
 	}
 	// Another campaign's message, and one of another workspace that names
 	// this campaign: neither is counted.
@@ -418,8 +497,8 @@ func testMessageCountStatusTimeline(t *testing.T, s Store) {
 	foreign.Workspace = other
 	foreign.Advance(domain.StatusSent, minute(10), nil)
 	for _, m := range []domain.Message{elsewhere, foreign} {
-		if err := s.CreateMessage(f.ctx, m); err != nil {
-			t.Fatalf("CreateMessage: %v", err)
+		if err := s.CreateMessages(f.ctx, m); err != nil {
+			t.Fatalf("CreateMessages: %v", err)
 		}
 	}
 

@@ -17,6 +17,7 @@ import (
 var queueTests = []storeTest{
 	{"ClaimOnce", testQueueClaimOnce},
 	{"OldestFirst", testQueueOldestFirst},
+	{"CreateMany", testQueueCreateMany},
 	{"ConcurrentClaimers", testQueueConcurrentClaimers},
 	{"ReleaseDone", testQueueReleaseDone},
 	{"ReleaseRetry", testQueueReleaseRetry},
@@ -142,6 +143,39 @@ func testQueueOldestFirst(t *testing.T, s Store) {
 	}
 	want := []domain.MessageID{ms[0].ID, ms[1].ID, ms[2].ID, ms[3].ID}
 	mustEqual(t, "claim order", want, order)
+}
+
+// Each message of one CreateMessages call is due from its own creation
+// time; a call refused as a conflict queues none of its messages.
+func testQueueCreateMany(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c, ct := f.campaign(), f.contact()
+	base := Now()
+	var ms []domain.Message
+	for i := range 3 {
+		m := NewMessage(t, c, ct)
+		at := base.Add(time.Duration(i) * time.Second)
+		m.CreatedAt, m.UpdatedAt, m.History[0].At = at, at, at
+		ms = append(ms, m)
+	}
+	if err := s.CreateMessages(f.ctx, ms[2], ms[0], ms[1]); err != nil {
+		t.Fatalf("CreateMessages: %v", err)
+	}
+	own := ids(ms...)
+	if got := claimOwn(t, s, claim("a", base.Add(-time.Millisecond)), own); len(got) != 0 {
+		t.Fatalf("claim before the first creation returned %d of our messages, want none", len(got))
+	}
+	var order []domain.MessageID
+	for _, g := range claimOwn(t, s, claim("a", base.Add(1500*time.Millisecond)), own) {
+		checkSending(t, g.Message)
+		order = append(order, g.Message.ID)
+	}
+	mustEqual(t, "messages due after 1.5s", []domain.MessageID{ms[0].ID, ms[1].ID}, order)
+	mustClaimOne(t, s, claim("a", base.Add(2*time.Second)), ms[2], 1)
+
+	refused := NewMessage(t, c, ct)
+	mustBe(t, "CreateMessages with an id stored already", s.CreateMessages(f.ctx, refused, ms[0]), domain.ErrConflict)
+	mustClaimNone(t, s, claim("b", base.Add(365*24*time.Hour)), refused)
 }
 
 // Two dispatchers claiming at once never get the same message, and together

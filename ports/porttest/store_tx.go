@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
@@ -18,6 +21,8 @@ var txTests = []storeTest{
 	{"RollbackUpdates", testTxRollbackUpdates},
 	{"FailedUpdateInsideTx", testTxFailedUpdate},
 	{"Isolation", testTxIsolation},
+	{"FindAndSaveContacts", testTxFindAndSaveContacts},
+	{"FindAndSaveContactsRollback", testTxFindAndSaveContactsRollback},
 }
 
 // sendWrites are the writes of one accepted send: a new contact, its message
@@ -39,11 +44,11 @@ func (w sendWrites) write(ctx context.Context, r ports.Repos) error {
 	if err := r.Contacts.CreateContact(ctx, w.contact); err != nil {
 		return fmt.Errorf("CreateContact: %w", err)
 	}
-	if err := r.Messages.CreateMessage(ctx, w.message); err != nil {
-		return fmt.Errorf("CreateMessage: %w", err)
+	if err := r.Messages.CreateMessages(ctx, w.message); err != nil {
+		return fmt.Errorf("CreateMessages: %w", err)
 	}
-	if err := r.Conversations.AppendEntry(ctx, w.entry); err != nil {
-		return fmt.Errorf("AppendEntry: %w", err)
+	if err := r.Conversations.AppendEntries(ctx, w.entry); err != nil {
+		return fmt.Errorf("AppendEntries: %w", err)
 	}
 	ws := w.contact.Workspace
 	if _, err := r.Contacts.GetContactByPhone(ctx, ws, w.contact.Phone); err != nil {
@@ -275,4 +280,88 @@ func testTxIsolation(t *testing.T, s Store) {
 		mustBe(t, "a read outside a transaction that rolled back", <-outside, domain.ErrMessageNotFound)
 	}
 	w.mustNotExist(t, s)
+}
+
+// A send's batch reads its contacts with FindContactsByPhone and writes them
+// back, with the new ones, by SaveContacts in one transaction: it sees its
+// own writes, and they are committed.
+func testTxFindAndSaveContacts(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	known := f.contact()
+	at := Now().Add(time.Second)
+	fresh := NewContact(t, f.ws)
+	fresh.Touch(at)
+	touched := cloneContact(known)
+	touched.Touch(at)
+	want := []domain.Contact{touched, cloneContact(fresh)}
+	slices.SortFunc(want, byPhone)
+	phones := []domain.PhoneNumber{fresh.Phone, known.Phone}
+	err := s.WithinTx(f.ctx, func(ctx context.Context, r ports.Repos) error {
+		found, err := r.Contacts.FindContactsByPhone(ctx, f.ws, phones)
+		if err != nil {
+			return fmt.Errorf("FindContactsByPhone: %w", err)
+		}
+		if diff := cmp.Diff([]domain.Contact{known}, found, cmpOptions); diff != "" {
+			return fmt.Errorf("contacts found before saving (-want +got):\n%s", diff)
+		}
+		found[0].Touch(at)
+		if err := r.Contacts.SaveContacts(ctx, found[0], fresh); err != nil {
+			return fmt.Errorf("SaveContacts: %w", err)
+		}
+		again, err := r.Contacts.FindContactsByPhone(ctx, f.ws, phones)
+		if err != nil {
+			return fmt.Errorf("FindContactsByPhone: %w", err)
+		}
+		if diff := cmp.Diff(want, again, cmpOptions); diff != "" {
+			return fmt.Errorf("the transaction does not see the contacts it saved (-want +got):\n%s", diff)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("WithinTx: %v", err)
+	}
+	got, err := s.FindContactsByPhone(f.ctx, f.ws, phones)
+	if err != nil {
+		t.Fatalf("FindContactsByPhone: %v", err)
+	}
+	mustEqual(t, "committed contacts", want, got)
+}
+
+// Contacts saved in a transaction that fails are rolled back: a new one is
+// gone with its number, a replaced one is back as it was, under its old
+// number, and the number it moved to is free again.
+func testTxFindAndSaveContactsRollback(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	known := f.contact()
+	fresh := NewContact(t, f.ws)
+	newPhone := RandomPhone()
+	boom := errors.New("boom")
+	err := s.WithinTx(f.ctx, func(ctx context.Context, r ports.Repos) error {
+		found, err := r.Contacts.FindContactsByPhone(ctx, f.ws, []domain.PhoneNumber{known.Phone, fresh.Phone})
+		if err != nil {
+			return fmt.Errorf("FindContactsByPhone: %w", err)
+		}
+		if len(found) != 1 {
+			return fmt.Errorf("FindContactsByPhone found %d contacts, want 1", len(found))
+		}
+		found[0].Phone = newPhone
+		found[0].Touch(Now().Add(time.Second))
+		if err := r.Contacts.SaveContacts(ctx, found[0], fresh); err != nil {
+			return fmt.Errorf("SaveContacts: %w", err)
+		}
+		return boom
+	})
+	mustBe(t, "WithinTx with a failing fn", err, boom)
+	got, err := s.FindContactsByPhone(f.ctx, f.ws, []domain.PhoneNumber{known.Phone, fresh.Phone, newPhone})
+	if err != nil {
+		t.Fatalf("FindContactsByPhone: %v", err)
+	}
+	mustEqual(t, "contacts after rollback", []domain.Contact{known}, got)
+	_, err = s.GetContact(f.ctx, f.ws, fresh.ID)
+	mustBe(t, "GetContact of a rolled-back new contact", err, domain.ErrContactNotFound)
+	for _, p := range []domain.PhoneNumber{fresh.Phone, newPhone} {
+		if err := s.CreateContact(f.ctx, newContactWithPhone(t, f.ws, p)); err != nil {
+			t.Fatalf("CreateContact with a rolled-back number: %v", err)
+		}
+	}
 }

@@ -1,0 +1,262 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+// Sends accepted at the same moment are stored together: a send that has
+// passed its checks joins a batch, and one transaction stores the batch's
+// contacts, messages and thread entries with one statement each. A durable
+// commit and each statement's round trip cost about the same for one send as
+// for sixty, so under load this is what lets Herald accept many sends per
+// commit. Each send is still answered only after the commit, and each keeps
+// its own outcome: one send's opt-out, daily cap or claimed Idempotency-Key
+// fails that send only.
+const (
+	// maxSendBatch bounds a batch, and so the time its first send waits.
+	maxSendBatch = 64
+	// sendBatchRunners is how many batches are stored at once: one commits
+	// while the next forms.
+	sendBatchRunners = 2
+)
+
+// pendingSend is a checked send waiting to be stored, and its outcome.
+type pendingSend struct {
+	ctx      context.Context
+	cmd      SendCampaignMessage
+	fp       domain.Fingerprint // of the request, when it carries an Idempotency-Key
+	campaign domain.Campaign
+	prep     domain.Prepared
+	phone    domain.PhoneNumber
+	now      time.Time
+	msgID    domain.MessageID
+
+	// Set while the batch is written: the send's own refusal, or its
+	// message. They stand once the transaction has committed.
+	refused error
+	msg     domain.Message
+
+	err error // the outcome: nil once msg is stored
+}
+
+// errBatchAbandoned answers sends whose batch stopped without storing them,
+// which only happens when storing panicked or ended its goroutine.
+var errBatchAbandoned = errors.New("app: the send's batch stopped before it was stored")
+
+// errRerun says a send that dropped out left a write behind in the
+// transaction (its daily count): the batch is rolled back and stored again
+// without it.
+var errRerun = errors.New("app: store the batch again without a send")
+
+// storeBatch stores a batch in one transaction and sets every send's outcome.
+// A send that drops out after writing is taken out and the rest stored again;
+// a conflict (a contact created meanwhile by another transaction) is retried
+// once, and the retry finds the contact.
+func (h *SendCampaignMessageHandler) storeBatch(batch []*pendingSend) {
+	for _, p := range batch {
+		p.err = errBatchAbandoned
+	}
+	ctx, cancel := batchContext(batch)
+	defer cancel()
+	live, retried := slices.Clone(batch), false
+	for len(live) > 0 {
+		err := h.d.Tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+			return h.writeBatch(ctx, r, live)
+		})
+		switch {
+		case errors.Is(err, errRerun):
+			live = slices.DeleteFunc(live, func(p *pendingSend) bool {
+				if p.refused != nil {
+					p.err = p.refused
+				}
+				return p.refused != nil
+			})
+			continue
+		case errors.Is(err, domain.ErrConflict) && !retried:
+			retried = true
+			continue
+		}
+		for _, p := range live {
+			p.err = cmp.Or(err, p.refused)
+		}
+		return
+	}
+}
+
+// batchContext is the context the batch's statements run with: the first
+// send's values, none of the sends' cancellation (a client that hangs up must
+// not fail the others), and the earliest of their deadlines.
+func batchContext(batch []*pendingSend) (context.Context, context.CancelFunc) {
+	ctx := context.WithoutCancel(batch[0].ctx)
+	var first time.Time
+	for _, p := range batch {
+		if d, ok := p.ctx.Deadline(); ok && (first.IsZero() || d.Before(first)) {
+			first = d
+		}
+	}
+	if first.IsZero() {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, first)
+}
+
+// writeBatch stores the sends of a batch, in three passes: the campaigns
+// are read again (campaign_cache.go), the contacts locked, and each send
+// checked against its campaign, its contact and the daily cap, in arrival
+// order; the Idempotency-Keys are claimed in key order (so that two
+// batches claiming the same keys wait for each other rather than deadlock);
+// then the accepted sends' contacts, messages and entries are written. A
+// send refused on the way gets its error and writes nothing, unless its
+// daily count was written: that returns errRerun.
+func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Repos, batch []*pendingSend) error {
+	for _, p := range batch {
+		p.refused, p.msg = nil, domain.Message{}
+	}
+	if err := h.verifyCampaigns(ctx, r, batch); err != nil {
+		return err
+	}
+	contacts, err := h.lockContacts(ctx, r, batch)
+	if err != nil {
+		return err
+	}
+	counted := map[*pendingSend]bool{}
+	for _, p := range batch {
+		if p.refused != nil {
+			continue
+		}
+		if p.refused = contacts[contactKey{p.cmd.Principal.Workspace, p.phone}].CanReceive(); p.refused != nil {
+			continue
+		}
+		if counted[p], err = h.countSend(ctx, r, p); err != nil {
+			return err
+		}
+	}
+	if err := h.claimKeys(ctx, r, batch, counted); err != nil {
+		return err
+	}
+
+	var saved []domain.Contact
+	var msgs []domain.Message
+	var entries []domain.Entry
+	touched := map[*domain.Contact]bool{}
+	for _, p := range batch {
+		if p.refused != nil {
+			continue
+		}
+		c := contacts[contactKey{p.cmd.Principal.Workspace, p.phone}]
+		c.Touch(p.now)
+		touched[c] = true
+		p.msg = domain.NewMessage(p.msgID, p.campaign, *c, p.cmd.Principal, p.prep, p.now)
+		msgs = append(msgs, p.msg)
+		entries = append(entries, domain.OutboundEntry(domain.EntryID(h.d.IDs.NewID(domain.PrefixEntry)), p.msg, *c))
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	for c := range touched {
+		saved = append(saved, *c)
+	}
+	slices.SortFunc(saved, func(a, b domain.Contact) int { return cmp.Compare(a.ID, b.ID) })
+	if err := r.Contacts.SaveContacts(ctx, saved...); err != nil {
+		return err
+	}
+	if err := r.Messages.CreateMessages(ctx, msgs...); err != nil {
+		return err
+	}
+	return r.Conversations.AppendEntries(ctx, entries...)
+}
+
+type contactKey struct {
+	ws    domain.WorkspaceID
+	phone domain.PhoneNumber
+}
+
+// lockContacts finds and locks the batch's contacts, one lookup per
+// workspace, and makes a new contact (not yet stored) for each number
+// without one.
+func (h *SendCampaignMessageHandler) lockContacts(ctx context.Context, r ports.Repos, batch []*pendingSend) (map[contactKey]*domain.Contact, error) {
+	phones := map[domain.WorkspaceID][]domain.PhoneNumber{}
+	for _, p := range batch {
+		ws := p.cmd.Principal.Workspace
+		if !slices.Contains(phones[ws], p.phone) {
+			phones[ws] = append(phones[ws], p.phone)
+		}
+	}
+	out := make(map[contactKey]*domain.Contact, len(batch))
+	for ws, list := range phones {
+		found, err := r.Contacts.FindContactsByPhone(ctx, ws, list)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range found {
+			out[contactKey{ws, c.Phone}] = &c
+		}
+	}
+	for _, p := range batch {
+		k := contactKey{p.cmd.Principal.Workspace, p.phone}
+		if out[k] == nil {
+			c := domain.NewContact(domain.ContactID(h.d.IDs.NewID(domain.PrefixContact)),
+				domain.ConversationID(h.d.IDs.NewID(domain.PrefixConversation)), k.ws, k.phone, p.now)
+			out[k] = &c
+		}
+	}
+	return out, nil
+}
+
+// countSend counts the send against the workspace's daily cap, when one is
+// set, reporting whether it wrote the count; a send over the cap gets its
+// error. The count is in the send's transaction: a send that rolls back is
+// not counted.
+func (h *SendCampaignMessageHandler) countSend(ctx context.Context, r ports.Repos, p *pendingSend) (bool, error) {
+	limit := h.cfg.DailySendCap
+	if limit <= 0 {
+		return false, nil
+	}
+	pr := p.cmd.Principal
+	day := p.now.UTC().Truncate(24 * time.Hour)
+	counted, err := r.SendCounts.CountSend(ctx, pr.Workspace, pr.Mode, day, limit)
+	if err == nil && !counted {
+		p.refused = domain.DailySendCapReached(limit, pr.Mode, day.Add(24*time.Hour).Sub(p.now))
+	}
+	return counted, err
+}
+
+// claimKeys claims the Idempotency-Keys of the sends still accepted, in key
+// order. A key another transaction claimed first refuses its send, which
+// then replays that transaction's answer (handleIdempotent).
+func (h *SendCampaignMessageHandler) claimKeys(ctx context.Context, r ports.Repos, batch []*pendingSend, counted map[*pendingSend]bool) error {
+	var keyed []*pendingSend
+	for _, p := range batch {
+		if p.refused == nil && p.cmd.IdempotencyKey != "" {
+			keyed = append(keyed, p)
+		}
+	}
+	slices.SortFunc(keyed, func(a, b *pendingSend) int {
+		return cmp.Or(cmp.Compare(a.cmd.Principal.Workspace, b.cmd.Principal.Workspace),
+			cmp.Compare(a.cmd.IdempotencyKey, b.cmd.IdempotencyKey))
+	})
+	rerun := false
+	for _, p := range keyed {
+		rec := domain.IdempotencyRecord{Workspace: p.cmd.Principal.Workspace, Key: p.cmd.IdempotencyKey,
+			Fingerprint: p.fp, Message: p.msgID, CreatedAt: p.now}
+		err := r.Idempotency.ClaimIdempotencyKey(ctx, rec, domain.IdempotencyStaleBefore(p.now))
+		switch {
+		case errors.Is(err, domain.ErrConflict):
+			p.refused = errKeyClaimed
+			rerun = rerun || counted[p]
+		case err != nil:
+			return err
+		}
+	}
+	if rerun {
+		return errRerun
+	}
+	return nil
+}
