@@ -30,7 +30,9 @@ type Dialect interface {
 	// classify recognises the engine's unique violations and signs of an
 	// unreachable or overloaded database.
 	classify(err error) errKind
-	// commitRunners is how many group-commit transactions may run at once.
+	// commitRunners is how many group-commit transactions may run at once;
+	// 0 is no group commit: every transaction runs alone, as many at once as
+	// the connection pool allows.
 	commitRunners() int
 	// multiRowValues says whether rows written together go in one statement
 	// with a VALUES list per row (where every statement is a round trip to

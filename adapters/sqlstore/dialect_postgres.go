@@ -51,9 +51,12 @@ func (postgresDialect) classify(err error) errKind {
 	return kindOther
 }
 
-// Two groups at once: one runs its statements while the other waits for its
-// commit to be flushed.
-func (postgresDialect) commitRunners() int { return 2 }
+// No group commit: PostgreSQL already shares WAL flushes between concurrent
+// commits, and sends are batched before they reach the store (decision
+// 0011). Grouping unrelated transactions made each hold more row locks, in
+// orders no use case chose, and groups deadlocked with each other (the
+// dispatcher's lease renewals against status updates, decision 0010).
+func (postgresDialect) commitRunners() int { return 0 }
 
 func (postgresDialect) multiRowValues() bool { return true }
 

@@ -6,10 +6,11 @@ import (
 	"sync"
 )
 
-// Group commit. A durable commit costs an fsync (SQLite) or a WAL flush
-// (PostgreSQL) whatever it holds, so transactions that arrive while another
-// is running wait in a queue and the next free runner takes them all, up to
-// maxBatch, into one database transaction:
+// Group commit, SQLite's. A durable commit costs an fsync whatever it
+// holds, and SQLite has one writer, so transactions that arrive while
+// another is running wait in a queue and the next free runner takes them
+// all, up to maxBatch, into one database transaction (PostgreSQL runs each
+// transaction alone: see postgresDialect.commitRunners):
 //
 //   - each member runs inside its own savepoint, in arrival order, seeing the
 //     writes of the members before it, as if the members ran one after
@@ -58,7 +59,11 @@ type committer struct {
 	queue []*member
 }
 
+// newCommitter returns nil for no runners: no group commit.
 func newCommitter(runners int) *committer {
+	if runners == 0 {
+		return nil
+	}
 	return &committer{slots: make(chan struct{}, runners)}
 }
 

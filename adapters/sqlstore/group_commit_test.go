@@ -14,14 +14,12 @@ import (
 	"github.com/heraldhq/herald/ports/porttest"
 )
 
-// groupEngine opens a fresh, migrated store on each engine.
+// groupEngines opens a fresh, migrated store on each engine with group
+// commit: SQLite only (PostgreSQL runs every transaction alone).
 var groupEngines = map[string]func(t *testing.T) (*sqlstore.Store, sqlstore.Dialect){
 	"sqlite": func(t *testing.T) (*sqlstore.Store, sqlstore.Dialect) {
 		db, _ := newSQLite(t, sqlstore.Config{})
 		return sqlstore.New(db, sqlstore.SQLite()), sqlstore.SQLite()
-	},
-	"postgres": func(t *testing.T) (*sqlstore.Store, sqlstore.Dialect) {
-		return sqlstore.New(newPostgres(t, true), sqlstore.Postgres()), sqlstore.Postgres()
 	},
 }
 

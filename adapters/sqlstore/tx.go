@@ -22,7 +22,7 @@ func (s *Store) repos() ports.Repos {
 
 // inTx runs fn on a store bound to a transaction: s's own when it has one,
 // otherwise one that commits when fn returns nil, shared with concurrent
-// callers by group commit (group_commit.go). fn must run its statements
+// callers by group commit (group_commit.go) where the dialect has it. fn must run its statements
 // with the ctx it is given.
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, ts *Store) error) error {
 	if s.tx != nil {
@@ -31,7 +31,14 @@ func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, ts *Store
 	if err := ctx.Err(); err != nil {
 		return s.fail("begin transaction", err, nil)
 	}
-	out := s.group.do(&member{ctx: ctx, fn: fn, done: make(chan outcome, 1)}, s.runGroup)
+	m := &member{ctx: ctx, fn: fn, done: make(chan outcome, 1)}
+	var out outcome
+	if s.group == nil {
+		s.runGroup([]*member{m})
+		out = *m.out
+	} else {
+		out = s.group.do(m, s.runGroup)
+	}
 	switch {
 	case out.panicked:
 		panic(out.panicVal)
