@@ -34,12 +34,16 @@ type Dialect interface {
 	// 0 is no group commit: every transaction runs alone, as many at once as
 	// the connection pool allows.
 	commitRunners() int
-	// multiRowValues says whether rows written together go in one statement
-	// with a VALUES list per row (where every statement is a round trip to
-	// a server) rather than through the prepared one-row statement run per
-	// row (in process, where parsing a long statement each time costs more
-	// than it saves).
-	multiRowValues() bool
+	// remote says the engine is a server, each statement a round trip, and
+	// its driver prepares and caches statements per connection itself
+	// (pgx). Rows written together then go in one statement with a VALUES
+	// list per row, and statements are sent by text, never prepared through
+	// the pool: preparing there needs a free connection, which concurrent
+	// transactions may all be holding. In process (SQLite), statements are
+	// prepared once per connection by the store, and rows written together
+	// run the prepared one-row statement per row (parsing a long statement
+	// each time cost more than it saved).
+	remote() bool
 	// lockMigrations serialises concurrent migrators inside tx.
 	lockMigrations(ctx context.Context, tx *sqlx.Tx) error
 	// schemaMigrationsDDL creates the migrations bookkeeping table.

@@ -58,7 +58,7 @@ func (postgresDialect) classify(err error) errKind {
 // dispatcher's lease renewals against status updates, decision 0010).
 func (postgresDialect) commitRunners() int { return 0 }
 
-func (postgresDialect) multiRowValues() bool { return true }
+func (postgresDialect) remote() bool { return true }
 
 // migrationLockKey is an arbitrary constant naming Herald's migration lock.
 const migrationLockKey = 7_370_201_504

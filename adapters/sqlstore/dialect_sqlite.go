@@ -50,7 +50,7 @@ func (sqliteDialect) classify(err error) errKind {
 // SQLite has one writer: a second group could only wait for the first.
 func (sqliteDialect) commitRunners() int { return 1 }
 
-func (sqliteDialect) multiRowValues() bool { return false }
+func (sqliteDialect) remote() bool { return false }
 
 // SQLite migrators are serialised by BEGIN IMMEDIATE.
 func (sqliteDialect) lockMigrations(context.Context, *sqlx.Tx) error { return nil }

@@ -76,6 +76,13 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // get runs the named query q with arg and scans its one row into dest.
 func (s *Store) get(ctx context.Context, dest any, q string, arg any) error {
+	if s.d.remote() {
+		bound, args, err := s.bind(q, arg)
+		if err != nil {
+			return err
+		}
+		return sqlx.GetContext(ctx, s.ext, dest, bound, args...)
+	}
 	st, err := s.stmt(ctx, q)
 	if err != nil {
 		return err
@@ -86,6 +93,13 @@ func (s *Store) get(ctx context.Context, dest any, q string, arg any) error {
 // selectAll runs the named query q with arg and scans every row into dest,
 // a pointer to a slice.
 func (s *Store) selectAll(ctx context.Context, dest any, q string, arg any) error {
+	if s.d.remote() {
+		bound, args, err := s.bind(q, arg)
+		if err != nil {
+			return err
+		}
+		return sqlx.SelectContext(ctx, s.ext, dest, bound, args...)
+	}
 	st, err := s.stmt(ctx, q)
 	if err != nil {
 		return err
@@ -100,11 +114,25 @@ func (s *Store) exec(ctx context.Context, q string, arg any) (sql.Result, error)
 		return nil, err
 	}
 	defer unlock()
+	if s.d.remote() {
+		bound, args, err := s.bind(q, arg)
+		if err != nil {
+			return nil, err
+		}
+		return s.ext.ExecContext(ctx, bound, args...)
+	}
 	st, err := s.stmt(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	return st.ExecContext(ctx, arg)
+}
+
+// bind turns the named statement q with arg (a struct, a map, or a slice of
+// either for a multi-row INSERT) into the engine's positional form.
+func (s *Store) bind(q string, arg any) (string, []any, error) {
+	bound, args, err := sqlx.Named(q, arg)
+	return s.ext.Rebind(bound), args, err
 }
 
 // execRows runs the named INSERT q for each of rows, a non-empty slice, and
@@ -113,7 +141,7 @@ func (s *Store) exec(ctx context.Context, q string, arg any) (sql.Result, error)
 // cost one statement and one round trip; otherwise q runs prepared once per
 // row, in one transaction.
 func execRows[R any](ctx context.Context, s *Store, q string, rows []R) (int64, error) {
-	if !s.d.multiRowValues() {
+	if !s.d.remote() {
 		var n int64
 		err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
 			for _, row := range rows {
@@ -131,16 +159,7 @@ func execRows[R any](ctx context.Context, s *Store, q string, rows []R) (int64, 
 		})
 		return n, err
 	}
-	bound, args, err := sqlx.Named(q, rows)
-	if err != nil {
-		return 0, err
-	}
-	unlock, err := s.lockWriter(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer unlock()
-	res, err := s.ext.ExecContext(ctx, s.ext.Rebind(bound), args...)
+	res, err := s.exec(ctx, q, rows)
 	if err != nil {
 		return 0, err
 	}
@@ -158,7 +177,8 @@ func (s *Store) execOne(ctx context.Context, q string, arg any) (bool, error) {
 	return n > 0, err
 }
 
-// stmt returns q prepared, bound to s's transaction when it has one. Every
+// stmt returns q prepared, bound to s's transaction when it has one (SQLite:
+// pgx prepares and caches statements per connection itself). Every
 // statement is prepared once per pooled connection and then reused: parsing
 // SQL was a quarter of SQLite's time per send. The SQL texts are constants
 // (with the dialect's few variants), so the cache stays small.
