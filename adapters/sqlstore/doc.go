@@ -60,11 +60,14 @@
 // queue is claimed by one transaction at a time; PostgreSQL claims with
 // FOR UPDATE SKIP LOCKED.
 //
-// Transactions share commits (group_commit.go): one that arrives while
-// another runs is queued, and the next free runner commits the queue, up to
+// On SQLite, transactions share commits (group_commit.go): one that arrives
+// while another runs is queued, and the one runner commits the queue, up to
 // 64, in one database transaction, each member in its own savepoint and every
-// member answered after the one COMMIT. Statements are prepared once per
-// connection and reused (Store.stmt). Decision 0010 has the measurements.
+// member answered after the one COMMIT; statements are prepared once per
+// connection and reused (Store.stmt). On PostgreSQL every transaction runs
+// alone, statements go by text for pgx to prepare and cache per connection,
+// and rows written together go in one multi-row statement (execRows).
+// Decisions 0010 and 0011 have the measurements.
 //
 // Errors are translated once, in errors.go: no rows becomes the entity's
 // not-found error, a unique violation domain.ErrConflict, and an unreachable,
