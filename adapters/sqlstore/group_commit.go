@@ -25,9 +25,8 @@ import (
 // A transaction that finds no queue runs at once, alone and without a
 // savepoint, so a quiet server pays nothing for the batching.
 
-// maxBatch bounds one group's members. It keeps a group's duration (and the
-// latency of its first member) bounded, and stays within PostgreSQL's cache
-// of 64 subtransactions per transaction, past which savepoints get slower.
+// maxBatch bounds one group's members, and so a group's duration and the
+// latency of its first member.
 const maxBatch = 64
 
 // member is one caller's transaction waiting in a group.

@@ -177,10 +177,10 @@ func (s *Store) execOne(ctx context.Context, q string, arg any) (bool, error) {
 	return n > 0, err
 }
 
-// stmt returns q prepared, bound to s's transaction when it has one (SQLite:
-// pgx prepares and caches statements per connection itself). Every
-// statement is prepared once per pooled connection and then reused: parsing
-// SQL was a quarter of SQLite's time per send. The SQL texts are constants
+// stmt returns q prepared, bound to s's transaction when it has one; SQLite
+// only, as on PostgreSQL pgx prepares and caches statements per connection
+// itself. Every statement is prepared once per pooled connection and then
+// reused: parsing SQL was a quarter of SQLite's time per send. The SQL texts are constants
 // (with the dialect's few variants), so the cache stays small.
 func (s *Store) stmt(ctx context.Context, q string) (*sqlx.NamedStmt, error) {
 	s.stmts.mu.RLock()

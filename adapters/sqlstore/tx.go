@@ -22,8 +22,8 @@ func (s *Store) repos() ports.Repos {
 
 // inTx runs fn on a store bound to a transaction: s's own when it has one,
 // otherwise one that commits when fn returns nil, shared with concurrent
-// callers by group commit (group_commit.go) where the dialect has it. fn must run its statements
-// with the ctx it is given.
+// callers by group commit (group_commit.go) where the dialect has it. fn
+// must run its statements with the ctx it is given.
 func (s *Store) inTx(ctx context.Context, fn func(ctx context.Context, ts *Store) error) error {
 	if s.tx != nil {
 		return fn(ctx, s)
