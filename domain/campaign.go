@@ -51,12 +51,9 @@ type Campaign struct {
 
 // NewCampaign makes a draft campaign.
 func NewCampaign(id CampaignID, ws WorkspaceID, name string, tmpl Template, now time.Time) (Campaign, error) {
-	name = strings.TrimSpace(name)
-	if name == "" || utf8.RuneCountInString(name) > 200 {
-		return Campaign{}, InvalidParameter("name", "a campaign needs a name of 1 to 200 characters")
-	}
-	if !utf8.ValidString(name) {
-		return Campaign{}, InvalidParameter("name", "the name is not valid UTF-8")
+	name, err := campaignName(name)
+	if err != nil {
+		return Campaign{}, err
 	}
 	if tmpl.Name == "" {
 		return Campaign{}, InvalidParameter("template", "a campaign needs a template")
@@ -64,6 +61,39 @@ func NewCampaign(id CampaignID, ws WorkspaceID, name string, tmpl Template, now 
 	now = now.UTC().Truncate(time.Microsecond)
 	return Campaign{ID: id, Workspace: ws, Name: name, Template: tmpl, Status: CampaignDraft,
 		CreatedAt: now, UpdatedAt: now}, nil
+}
+
+func campaignName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || utf8.RuneCountInString(name) > 200 {
+		return "", InvalidParameter("name", "a campaign needs a name of 1 to 200 characters")
+	}
+	if !utf8.ValidString(name) {
+		return "", InvalidParameter("name", "the name is not valid UTF-8")
+	}
+	return name, nil
+}
+
+// Edit renames the campaign and replaces its variable mapping: one label
+// per placeholder, in order. The template itself does not change. Nothing
+// changes unless both are valid.
+func (c *Campaign) Edit(name string, labels []string, now time.Time) error {
+	name, err := campaignName(name)
+	if err != nil {
+		return err
+	}
+	for _, l := range labels {
+		if !utf8.ValidString(l) || utf8.RuneCountInString(l) > 200 {
+			return InvalidParameter("variableLabels", "a variable label is valid UTF-8 of at most 200 characters")
+		}
+	}
+	tmpl := c.Template
+	tmpl.Placeholders = append([]Placeholder(nil), c.Template.Placeholders...)
+	if err := tmpl.Relabel(labels); err != nil {
+		return err
+	}
+	c.Name, c.Template, c.UpdatedAt = name, tmpl, now.UTC().Truncate(time.Microsecond)
+	return nil
 }
 
 // Activate lets the campaign send. Drafts and paused campaigns can be

@@ -39,6 +39,9 @@ const (
 	CodeIdempotencyInFlight    Code = "idempotency_in_flight"
 	CodeIdempotencyKeyReused   Code = "idempotency_key_reused"
 	CodeDailySendCapReached    Code = "daily_send_cap_reached"
+	CodeInvalidCredentials     Code = "invalid_credentials"
+	CodeSessionNotFound        Code = "session_not_found"
+	CodeOperatorNotFound       Code = "operator_not_found"
 )
 
 // Codes lists every code the domain defines, so the HTTP adapter's tests can
@@ -53,7 +56,7 @@ func Codes() []Code {
 		CodeInvalidMediaURL, CodeUnsupportedMediaFormat, CodeMediaUnreachable,
 		CodeInvalidParameter, CodeInvalidTransition, CodeConflict,
 		CodeInvalidIdempotencyKey, CodeIdempotencyInFlight, CodeIdempotencyKeyReused,
-		CodeDailySendCapReached,
+		CodeDailySendCapReached, CodeInvalidCredentials, CodeSessionNotFound, CodeOperatorNotFound,
 	}
 }
 
@@ -107,6 +110,9 @@ var (
 	ErrInvalidParameter      = &Error{Code: CodeInvalidParameter}
 	ErrInvalidTransition     = &Error{Code: CodeInvalidTransition}
 	ErrConflict              = &Error{Code: CodeConflict}
+	ErrInvalidCredentials    = &Error{Code: CodeInvalidCredentials, Detail: "the email address or the password is wrong"}
+	ErrSessionNotFound       = &Error{Code: CodeSessionNotFound, Detail: "not signed in, or the sign-in has ended"}
+	ErrOperatorNotFound      = &Error{Code: CodeOperatorNotFound, Detail: "no operator with this email address or id"}
 )
 
 // NotFound returns the not-found error for what, keeping the sentinel's

@@ -18,6 +18,7 @@ type (
 	ConversationID string
 	EntryID        string
 	WebhookEventID string
+	OperatorID     string
 )
 
 // The prefixes of each identifier type.
@@ -30,6 +31,7 @@ const (
 	PrefixConversation = "cnv"
 	PrefixEntry        = "ent"
 	PrefixWebhookEvent = "evt"
+	PrefixOperator     = "opr"
 )
 
 const (

@@ -212,6 +212,10 @@ var mediaRules = map[HeaderFormat]mediaRule{
 // kind f, or 0 when f is not a media header.
 func (f HeaderFormat) MaxMediaSize() int64 { return mediaRules[f].maxSize }
 
+// MediaFormatNames names the formats Meta accepts for a media header of
+// kind f ("JPEG or PNG"), or "" when f is not a media header.
+func (f HeaderFormat) MediaFormatNames() string { return mediaRules[f].names }
+
 // CheckMedia applies Meta's rules for a header of kind f to an inspected
 // resource: its format must be one the kind allows, and its size within
 // Meta's limit.

@@ -21,4 +21,6 @@ type IDGenerator interface {
 	NewID(prefix string) string
 	// NewToken returns a fresh API key token of the given mode.
 	NewToken(mode domain.KeyMode) (domain.Token, error)
+	// NewSessionToken returns a fresh dashboard session token.
+	NewSessionToken() (domain.SessionToken, error)
 }

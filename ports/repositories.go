@@ -17,6 +17,7 @@ import (
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/conversation_repository.go . ConversationRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/webhook_event_repository.go . WebhookEventRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/pinger.go . Pinger
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/operator_repository.go . OperatorRepository
 
 // Conventions for every repository:
 //   - The workspace id follows ctx, and an object of another workspace is
@@ -119,6 +120,17 @@ type ContactRepository interface {
 	// a transaction, the caller rolls it back). Each id appears at most
 	// once.
 	SaveContacts(ctx context.Context, cs ...domain.Contact) error
+	// ListContacts returns one page of the workspace's contacts, newest
+	// first, and the cursor of the next page (empty on the last). With a
+	// PhonePrefix only numbers starting with it are listed.
+	ListContacts(ctx context.Context, ws domain.WorkspaceID, f ContactFilter, p Page) ([]domain.Contact, string, error)
+}
+
+// ContactFilter narrows ListContacts.
+type ContactFilter struct {
+	// PhonePrefix, when not empty, keeps numbers that start with it
+	// ("+4915" keeps +491512345678); it is compared as written.
+	PhonePrefix string
 }
 
 // MessageRepository stores messages and their status history.
@@ -127,6 +139,9 @@ type MessageRepository interface {
 	// due for sending from its creation time.
 	CreateMessages(ctx context.Context, ms ...domain.Message) error
 	GetMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID) (domain.Message, error)
+	// ListCampaignMessages returns one page of a campaign's messages, newest
+	// first, and the cursor of the next page (empty on the last).
+	ListCampaignMessages(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, p Page) ([]domain.Message, string, error)
 	// LocateMessage finds a message for a provider event, across workspaces:
 	// by id when id is not empty, otherwise by the provider's message id.
 	LocateMessage(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error)
@@ -234,6 +249,27 @@ type WebhookEventRepository interface {
 	// UpdateWebhookEvent changes an event's outcome fields (AppliedAt,
 	// Attempts, LastError); its body is never changed.
 	UpdateWebhookEvent(ctx context.Context, id domain.WebhookEventID, fn func(*domain.WebhookEvent) error) (domain.WebhookEvent, error)
+}
+
+// OperatorRepository stores dashboard operators and their sign-ins.
+// Operators are found by email across workspaces: an address is unique.
+type OperatorRepository interface {
+	// CreateOperator stores an operator; an email address already taken is
+	// domain.ErrConflict.
+	CreateOperator(ctx context.Context, o domain.Operator) error
+	// GetOperatorByEmail finds an operator by its normalised email address,
+	// or returns domain.ErrOperatorNotFound.
+	GetOperatorByEmail(ctx context.Context, email string) (domain.Operator, error)
+	// CreateSession stores a sign-in.
+	CreateSession(ctx context.Context, s domain.Session) error
+	// GetSession finds a sign-in by its token's hash, expired or not, or
+	// returns domain.ErrSessionNotFound.
+	GetSession(ctx context.Context, tokenHash string) (domain.Session, error)
+	// DeleteSession ends a sign-in; an unknown hash is not an error.
+	DeleteSession(ctx context.Context, tokenHash string) error
+	// DeleteExpiredSessions removes sign-ins that ended before a time and
+	// says how many went.
+	DeleteExpiredSessions(ctx context.Context, before time.Time) (int, error)
 }
 
 // Pinger reports whether the store can be reached, for readiness checks.

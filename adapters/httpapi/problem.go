@@ -71,8 +71,13 @@ var statuses = map[domain.Code]statusTitle{
 	domain.CodeIdempotencyKeyReused:   {422, "Idempotency key reused"},
 	CodeRateLimited:                   {429, "Rate limited"},
 	domain.CodeDailySendCapReached:    {429, "Daily send cap reached"},
-	CodeInternal:                      {500, "Internal error"},
-	CodeUnavailable:                   {503, "Service unavailable"},
+	// The dashboard's codes: /v1 never answers them, but every code has a
+	// status.
+	domain.CodeInvalidCredentials: {401, "Invalid credentials"},
+	domain.CodeSessionNotFound:    {401, "Not signed in"},
+	domain.CodeOperatorNotFound:   {404, "Operator not found"},
+	CodeInternal:                  {500, "Internal error"},
+	CodeUnavailable:               {503, "Service unavailable"},
 }
 
 // statusFor returns the HTTP status and title for a code; an unknown code is

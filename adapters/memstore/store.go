@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,6 +41,7 @@ var (
 	_ ports.WebhookEventRepository = (*Store)(nil)
 	_ ports.IdempotencyRepository  = (*Store)(nil)
 	_ ports.SendCountRepository    = (*Store)(nil)
+	_ ports.OperatorRepository     = (*Store)(nil)
 	_ ports.Transactor             = (*Store)(nil)
 	_ ports.Pinger                 = (*Store)(nil)
 )
@@ -64,6 +66,9 @@ func New() *Store {
 		eventIDs:    map[string]domain.WebhookEventID{},
 		idempotency: map[idemKey]domain.IdempotencyRecord{},
 		sendCounts:  map[countKey]int{},
+		operators:   map[domain.OperatorID]domain.Operator{},
+		operatorIDs: map[string]domain.OperatorID{},
+		sessions:    map[string]domain.Session{},
 	}
 	return &Store{repos{st: st, enter: st.lock}}
 }
@@ -95,6 +100,9 @@ type state struct {
 	eventIDs    map[string]domain.WebhookEventID // by SHA-256
 	idempotency map[idemKey]domain.IdempotencyRecord
 	sendCounts  map[countKey]int
+	operators   map[domain.OperatorID]domain.Operator
+	operatorIDs map[string]domain.OperatorID // by email
+	sessions    map[string]domain.Session    // by token hash
 }
 
 type templateKey struct{ account, name, language string }
@@ -513,6 +521,23 @@ func (r *repos) ListContactsByPhone(ctx context.Context, phone domain.PhoneNumbe
 	return out, nil
 }
 
+// ListContacts returns one page of the workspace's contacts, newest first,
+// keeping only numbers that start with f.PhonePrefix when it is set.
+func (r *repos) ListContacts(ctx context.Context, ws domain.WorkspaceID, f ports.ContactFilter, p ports.Page) ([]domain.Contact, string, error) {
+	defer r.enter(ctx)()
+	var all []domain.Contact
+	for _, c := range r.st.contacts {
+		if c.Workspace == ws && strings.HasPrefix(c.Phone.String(), f.PhonePrefix) {
+			all = append(all, c)
+		}
+	}
+	out, next := page(all, func(c domain.Contact) string { return string(c.ID) }, p)
+	for i := range out {
+		out[i] = copyContact(out[i])
+	}
+	return out, next, nil
+}
+
 // UpdateContact runs fn on the contact and stores the result if fn succeeds.
 // A new phone number must be unused in the workspace.
 func (r *repos) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error) {
@@ -624,6 +649,23 @@ func (r *repos) GetMessage(ctx context.Context, ws domain.WorkspaceID, id domain
 		return domain.Message{}, domain.NotFound(domain.ErrMessageNotFound)
 	}
 	return copyMessage(m), nil
+}
+
+// ListCampaignMessages returns one page of the campaign's messages, newest
+// first.
+func (r *repos) ListCampaignMessages(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, p ports.Page) ([]domain.Message, string, error) {
+	defer r.enter(ctx)()
+	var all []domain.Message
+	for _, m := range r.st.messages {
+		if m.Workspace == ws && m.CampaignID == id {
+			all = append(all, m)
+		}
+	}
+	out, next := page(all, func(m domain.Message) string { return string(m.ID) }, p)
+	for i := range out {
+		out[i] = copyMessage(out[i])
+	}
+	return out, next, nil
 }
 
 // LocateMessage finds a message in any workspace, by id when id is given,

@@ -6,6 +6,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 )
 
 type contactRow struct {
@@ -175,6 +176,51 @@ ORDER BY last_message_at DESC NULLS LAST, id`
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// ListContacts returns one page of a workspace's contacts, newest first
+// (ids descending), and the cursor of the next page (empty on the last).
+// The prefix is compared character for character: substr leaves "%" and "_"
+// their plain meaning, which LIKE would not, and unlike a range it does not
+// depend on the PostgreSQL database's collation. The first page and the
+// next ones are two texts, so that the cursor bounds the index scan; a
+// single text that tests for an empty cursor in SQL leaves "id < :cursor" a
+// mere filter on SQLite and in PostgreSQL's generic plans, and a deep page
+// would then read every newer row.
+func (s *Store) ListContacts(ctx context.Context, ws domain.WorkspaceID, f ports.ContactFilter, p ports.Page) ([]domain.Contact, string, error) {
+	const qFirst = `SELECT ` + contactColumns + ` FROM contacts
+WHERE workspace_id = :workspace_id
+  AND (:prefix = '' OR substr(phone_number, 1, length(CAST(:prefix AS TEXT))) = :prefix)
+ORDER BY id DESC
+LIMIT :limit`
+	const qAfter = `SELECT ` + contactColumns + ` FROM contacts
+WHERE workspace_id = :workspace_id AND id < :cursor
+  AND (:prefix = '' OR substr(phone_number, 1, length(CAST(:prefix AS TEXT))) = :prefix)
+ORDER BY id DESC
+LIMIT :limit`
+	q, limit := qFirst, pageLimit(p)
+	if p.Cursor != "" {
+		q = qAfter
+	}
+	var rows []contactRow
+	arg := map[string]any{"workspace_id": string(ws), "cursor": p.Cursor, "prefix": f.PhonePrefix, "limit": limit + 1}
+	if err := s.selectAll(ctx, &rows, q, arg); err != nil {
+		return nil, "", s.fail("list contacts", err, nil)
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		next = rows[limit-1].ID
+	}
+	out := make([]domain.Contact, 0, len(rows))
+	for _, r := range rows {
+		c, err := r.toDomain()
+		if err != nil {
+			return nil, "", s.fail("list contacts", err, nil)
+		}
+		out = append(out, c)
+	}
+	return out, next, nil
 }
 
 func (s *Store) getContact(ctx context.Context, op, q string, arg any) (domain.Contact, error) {

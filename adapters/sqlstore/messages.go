@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 )
 
 type messageRow struct {
@@ -207,6 +208,47 @@ VALUES (:id, :workspace_id, :campaign_id, :contact_id, :key_id, :mode, :phone_nu
 func (s *Store) GetMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID) (domain.Message, error) {
 	const q = `SELECT ` + messageColumns + ` FROM messages WHERE workspace_id = :workspace_id AND id = :id`
 	return s.getMessage(ctx, "get message", q, map[string]any{"workspace_id": string(ws), "id": string(id)})
+}
+
+// ListCampaignMessages returns one page of a campaign's messages, newest
+// first (ids descending), and the cursor of the next page (empty on the
+// last). The first page and the next ones are two texts, so that the cursor
+// bounds the scan of messages_campaign; a single text that tests for an
+// empty cursor in SQL leaves "id < :cursor" a mere filter on SQLite and in
+// PostgreSQL's generic plans, and a deep page would then read every newer
+// message of the campaign.
+func (s *Store) ListCampaignMessages(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, p ports.Page) ([]domain.Message, string, error) {
+	const qFirst = `SELECT ` + messageColumns + ` FROM messages
+WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id
+ORDER BY id DESC
+LIMIT :limit`
+	const qAfter = `SELECT ` + messageColumns + ` FROM messages
+WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id AND id < :cursor
+ORDER BY id DESC
+LIMIT :limit`
+	q, limit := qFirst, pageLimit(p)
+	if p.Cursor != "" {
+		q = qAfter
+	}
+	var rows []messageRow
+	arg := map[string]any{"workspace_id": string(ws), "campaign_id": string(id), "cursor": p.Cursor, "limit": limit + 1}
+	if err := s.selectAll(ctx, &rows, q, arg); err != nil {
+		return nil, "", s.fail("list campaign messages", err, nil)
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		next = rows[limit-1].ID
+	}
+	out := make([]domain.Message, 0, len(rows))
+	for _, r := range rows {
+		m, err := r.toDomain()
+		if err != nil {
+			return nil, "", s.fail("list campaign messages", err, nil)
+		}
+		out = append(out, m)
+	}
+	return out, next, nil
 }
 
 // LocateMessage finds the message a provider event is about, in any

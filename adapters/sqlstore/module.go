@@ -39,6 +39,7 @@ var provideStore = fx.Provide(fx.Annotate(New,
 	fx.As(new(ports.WebhookEventRepository)),
 	fx.As(new(ports.IdempotencyRepository)),
 	fx.As(new(ports.SendCountRepository)),
+	fx.As(new(ports.OperatorRepository)),
 	fx.As(new(ports.Transactor)),
 	fx.As(new(ports.Pinger)),
 ))

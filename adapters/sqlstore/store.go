@@ -41,6 +41,7 @@ var (
 	_ ports.WebhookEventRepository = (*Store)(nil)
 	_ ports.IdempotencyRepository  = (*Store)(nil)
 	_ ports.SendCountRepository    = (*Store)(nil)
+	_ ports.OperatorRepository     = (*Store)(nil)
 	_ ports.Transactor             = (*Store)(nil)
 	_ ports.Pinger                 = (*Store)(nil)
 )

@@ -380,10 +380,11 @@ func TestSQLiteModule(t *testing.T) {
 		queue      ports.MessageQueue
 		convs      ports.ConversationRepository
 		webhooks   ports.WebhookEventRepository
+		operators  ports.OperatorRepository
 		db         *sqlx.DB
 	)
 	opts := fx.Options(sqlstore.SQLiteModule, fx.Supply(cfg), fx.NopLogger,
-		fx.Populate(&pinger, &tx, &workspaces, &keys, &campaigns, &templates, &contacts, &messages, &queue, &convs, &webhooks, &db))
+		fx.Populate(&pinger, &tx, &workspaces, &keys, &campaigns, &templates, &contacts, &messages, &queue, &convs, &webhooks, &operators, &db))
 	if err := fx.ValidateApp(opts); err != nil {
 		t.Fatalf("ValidateApp: %v", err)
 	}
@@ -396,7 +397,7 @@ func TestSQLiteModule(t *testing.T) {
 	if err != nil || current != latest {
 		t.Fatalf("Version after start = %d, %d, %v; want migrated", current, latest, err)
 	}
-	for _, p := range []any{tx, workspaces, keys, campaigns, templates, contacts, messages, queue, convs, webhooks} {
+	for _, p := range []any{tx, workspaces, keys, campaigns, templates, contacts, messages, queue, convs, webhooks, operators} {
 		if p != pinger {
 			t.Fatalf("%T is not the same store as the pinger", p)
 		}

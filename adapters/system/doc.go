@@ -1,3 +1,3 @@
-// Package system implements the clock and identifier ports with the real
-// clock and crypto/rand.
+// Package system implements the clock, identifier and password ports with
+// the real clock, crypto/rand and argon2id.
 package system

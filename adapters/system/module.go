@@ -6,10 +6,12 @@ import (
 	"github.com/heraldhq/herald/ports"
 )
 
-// Module provides the real clock and identifier generator.
+// Module provides the real clock, the identifier generator and the
+// password hasher.
 var Module = fx.Module("system",
 	fx.Provide(
 		fx.Annotate(func() Clock { return Clock{} }, fx.As(new(ports.Clock))),
 		fx.Annotate(NewIDs, fx.As(new(ports.IDGenerator))),
+		fx.Annotate(func() Passwords { return Passwords{} }, fx.As(new(ports.PasswordHasher))),
 	),
 )

@@ -50,6 +50,11 @@ func (g *IDs) NewToken(mode domain.KeyMode) (domain.Token, error) {
 	return domain.NewToken(mode, rand.Reader)
 }
 
+// NewSessionToken returns a fresh dashboard session token.
+func (g *IDs) NewSessionToken() (domain.SessionToken, error) {
+	return domain.NewSessionToken(rand.Reader)
+}
+
 func increment(b *[10]byte) {
 	for i := len(b) - 1; i >= 0; i-- {
 		b[i]++

@@ -32,6 +32,9 @@ var _ ports.ContactRepository = &ContactRepositoryMock{}
 //			GetContactByPhoneFunc: func(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error) {
 //				panic("mock out the GetContactByPhone method")
 //			},
+//			ListContactsFunc: func(ctx context.Context, ws domain.WorkspaceID, f ports.ContactFilter, p ports.Page) ([]domain.Contact, string, error) {
+//				panic("mock out the ListContacts method")
+//			},
 //			ListContactsByPhoneFunc: func(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error) {
 //				panic("mock out the ListContactsByPhone method")
 //			},
@@ -59,6 +62,9 @@ type ContactRepositoryMock struct {
 
 	// GetContactByPhoneFunc mocks the GetContactByPhone method.
 	GetContactByPhoneFunc func(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error)
+
+	// ListContactsFunc mocks the ListContacts method.
+	ListContactsFunc func(ctx context.Context, ws domain.WorkspaceID, f ports.ContactFilter, p ports.Page) ([]domain.Contact, string, error)
 
 	// ListContactsByPhoneFunc mocks the ListContactsByPhone method.
 	ListContactsByPhoneFunc func(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error)
@@ -105,6 +111,17 @@ type ContactRepositoryMock struct {
 			// Phone is the phone argument value.
 			Phone domain.PhoneNumber
 		}
+		// ListContacts holds details about calls to the ListContacts method.
+		ListContacts []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Ws is the ws argument value.
+			Ws domain.WorkspaceID
+			// F is the f argument value.
+			F ports.ContactFilter
+			// P is the p argument value.
+			P ports.Page
+		}
 		// ListContactsByPhone holds details about calls to the ListContactsByPhone method.
 		ListContactsByPhone []struct {
 			// Ctx is the ctx argument value.
@@ -135,6 +152,7 @@ type ContactRepositoryMock struct {
 	lockFindContactsByPhone sync.RWMutex
 	lockGetContact          sync.RWMutex
 	lockGetContactByPhone   sync.RWMutex
+	lockListContacts        sync.RWMutex
 	lockListContactsByPhone sync.RWMutex
 	lockSaveContacts        sync.RWMutex
 	lockUpdateContact       sync.RWMutex
@@ -293,6 +311,50 @@ func (mock *ContactRepositoryMock) GetContactByPhoneCalls() []struct {
 	mock.lockGetContactByPhone.RLock()
 	calls = mock.calls.GetContactByPhone
 	mock.lockGetContactByPhone.RUnlock()
+	return calls
+}
+
+// ListContacts calls ListContactsFunc.
+func (mock *ContactRepositoryMock) ListContacts(ctx context.Context, ws domain.WorkspaceID, f ports.ContactFilter, p ports.Page) ([]domain.Contact, string, error) {
+	if mock.ListContactsFunc == nil {
+		panic("ContactRepositoryMock.ListContactsFunc: method is nil but ContactRepository.ListContacts was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Ws  domain.WorkspaceID
+		F   ports.ContactFilter
+		P   ports.Page
+	}{
+		Ctx: ctx,
+		Ws:  ws,
+		F:   f,
+		P:   p,
+	}
+	mock.lockListContacts.Lock()
+	mock.calls.ListContacts = append(mock.calls.ListContacts, callInfo)
+	mock.lockListContacts.Unlock()
+	return mock.ListContactsFunc(ctx, ws, f, p)
+}
+
+// ListContactsCalls gets all the calls that were made to ListContacts.
+// Check the length with:
+//
+//	len(mockedContactRepository.ListContactsCalls())
+func (mock *ContactRepositoryMock) ListContactsCalls() []struct {
+	Ctx context.Context
+	Ws  domain.WorkspaceID
+	F   ports.ContactFilter
+	P   ports.Page
+} {
+	var calls []struct {
+		Ctx context.Context
+		Ws  domain.WorkspaceID
+		F   ports.ContactFilter
+		P   ports.Page
+	}
+	mock.lockListContacts.RLock()
+	calls = mock.calls.ListContacts
+	mock.lockListContacts.RUnlock()
 	return calls
 }
 

@@ -22,6 +22,9 @@ var _ ports.IDGenerator = &IDGeneratorMock{}
 //			NewIDFunc: func(prefix string) string {
 //				panic("mock out the NewID method")
 //			},
+//			NewSessionTokenFunc: func() (domain.SessionToken, error) {
+//				panic("mock out the NewSessionToken method")
+//			},
 //			NewTokenFunc: func(mode domain.KeyMode) (domain.Token, error) {
 //				panic("mock out the NewToken method")
 //			},
@@ -35,6 +38,9 @@ type IDGeneratorMock struct {
 	// NewIDFunc mocks the NewID method.
 	NewIDFunc func(prefix string) string
 
+	// NewSessionTokenFunc mocks the NewSessionToken method.
+	NewSessionTokenFunc func() (domain.SessionToken, error)
+
 	// NewTokenFunc mocks the NewToken method.
 	NewTokenFunc func(mode domain.KeyMode) (domain.Token, error)
 
@@ -45,14 +51,18 @@ type IDGeneratorMock struct {
 			// Prefix is the prefix argument value.
 			Prefix string
 		}
+		// NewSessionToken holds details about calls to the NewSessionToken method.
+		NewSessionToken []struct {
+		}
 		// NewToken holds details about calls to the NewToken method.
 		NewToken []struct {
 			// Mode is the mode argument value.
 			Mode domain.KeyMode
 		}
 	}
-	lockNewID    sync.RWMutex
-	lockNewToken sync.RWMutex
+	lockNewID           sync.RWMutex
+	lockNewSessionToken sync.RWMutex
+	lockNewToken        sync.RWMutex
 }
 
 // NewID calls NewIDFunc.
@@ -84,6 +94,33 @@ func (mock *IDGeneratorMock) NewIDCalls() []struct {
 	mock.lockNewID.RLock()
 	calls = mock.calls.NewID
 	mock.lockNewID.RUnlock()
+	return calls
+}
+
+// NewSessionToken calls NewSessionTokenFunc.
+func (mock *IDGeneratorMock) NewSessionToken() (domain.SessionToken, error) {
+	if mock.NewSessionTokenFunc == nil {
+		panic("IDGeneratorMock.NewSessionTokenFunc: method is nil but IDGenerator.NewSessionToken was just called")
+	}
+	callInfo := struct {
+	}{}
+	mock.lockNewSessionToken.Lock()
+	mock.calls.NewSessionToken = append(mock.calls.NewSessionToken, callInfo)
+	mock.lockNewSessionToken.Unlock()
+	return mock.NewSessionTokenFunc()
+}
+
+// NewSessionTokenCalls gets all the calls that were made to NewSessionToken.
+// Check the length with:
+//
+//	len(mockedIDGenerator.NewSessionTokenCalls())
+func (mock *IDGeneratorMock) NewSessionTokenCalls() []struct {
+} {
+	var calls []struct {
+	}
+	mock.lockNewSessionToken.RLock()
+	calls = mock.calls.NewSessionToken
+	mock.lockNewSessionToken.RUnlock()
 	return calls
 }
 

@@ -36,6 +36,9 @@ var _ ports.MessageRepository = &MessageRepositoryMock{}
 //			GetMessageFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID) (domain.Message, error) {
 //				panic("mock out the GetMessage method")
 //			},
+//			ListCampaignMessagesFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, p ports.Page) ([]domain.Message, string, error) {
+//				panic("mock out the ListCampaignMessages method")
+//			},
 //			LocateMessageFunc: func(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error) {
 //				panic("mock out the LocateMessage method")
 //			},
@@ -72,6 +75,9 @@ type MessageRepositoryMock struct {
 
 	// GetMessageFunc mocks the GetMessage method.
 	GetMessageFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID) (domain.Message, error)
+
+	// ListCampaignMessagesFunc mocks the ListCampaignMessages method.
+	ListCampaignMessagesFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, p ports.Page) ([]domain.Message, string, error)
 
 	// LocateMessageFunc mocks the LocateMessage method.
 	LocateMessageFunc func(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error)
@@ -139,6 +145,17 @@ type MessageRepositoryMock struct {
 			// ID is the id argument value.
 			ID domain.MessageID
 		}
+		// ListCampaignMessages holds details about calls to the ListCampaignMessages method.
+		ListCampaignMessages []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Ws is the ws argument value.
+			Ws domain.WorkspaceID
+			// ID is the id argument value.
+			ID domain.CampaignID
+			// P is the p argument value.
+			P ports.Page
+		}
 		// LocateMessage holds details about calls to the LocateMessage method.
 		LocateMessage []struct {
 			// Ctx is the ctx argument value.
@@ -188,6 +205,7 @@ type MessageRepositoryMock struct {
 	lockCountStatusTimeline   sync.RWMutex
 	lockCreateMessages        sync.RWMutex
 	lockGetMessage            sync.RWMutex
+	lockListCampaignMessages  sync.RWMutex
 	lockLocateMessage         sync.RWMutex
 	lockParkStatus            sync.RWMutex
 	lockPurgeParkedStatuses   sync.RWMutex
@@ -400,6 +418,50 @@ func (mock *MessageRepositoryMock) GetMessageCalls() []struct {
 	mock.lockGetMessage.RLock()
 	calls = mock.calls.GetMessage
 	mock.lockGetMessage.RUnlock()
+	return calls
+}
+
+// ListCampaignMessages calls ListCampaignMessagesFunc.
+func (mock *MessageRepositoryMock) ListCampaignMessages(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, p ports.Page) ([]domain.Message, string, error) {
+	if mock.ListCampaignMessagesFunc == nil {
+		panic("MessageRepositoryMock.ListCampaignMessagesFunc: method is nil but MessageRepository.ListCampaignMessages was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Ws  domain.WorkspaceID
+		ID  domain.CampaignID
+		P   ports.Page
+	}{
+		Ctx: ctx,
+		Ws:  ws,
+		ID:  id,
+		P:   p,
+	}
+	mock.lockListCampaignMessages.Lock()
+	mock.calls.ListCampaignMessages = append(mock.calls.ListCampaignMessages, callInfo)
+	mock.lockListCampaignMessages.Unlock()
+	return mock.ListCampaignMessagesFunc(ctx, ws, id, p)
+}
+
+// ListCampaignMessagesCalls gets all the calls that were made to ListCampaignMessages.
+// Check the length with:
+//
+//	len(mockedMessageRepository.ListCampaignMessagesCalls())
+func (mock *MessageRepositoryMock) ListCampaignMessagesCalls() []struct {
+	Ctx context.Context
+	Ws  domain.WorkspaceID
+	ID  domain.CampaignID
+	P   ports.Page
+} {
+	var calls []struct {
+		Ctx context.Context
+		Ws  domain.WorkspaceID
+		ID  domain.CampaignID
+		P   ports.Page
+	}
+	mock.lockListCampaignMessages.RLock()
+	calls = mock.calls.ListCampaignMessages
+	mock.lockListCampaignMessages.RUnlock()
 	return calls
 }
 

@@ -214,6 +214,34 @@ func NewWebhookEvent(receivedAt time.Time) domain.WebhookEvent {
 		hex.EncodeToString(sum[:]), receivedAt)
 }
 
+// NewEmail returns a fresh random email address in normalised form, so that
+// cases isolate their operators.
+func NewEmail() string { return NewID("op") + "@example.com" }
+
+// NewOperator returns an operator of ws with a fresh random email address,
+// not yet stored. Its password hash is a placeholder: stores keep it as
+// given.
+func NewOperator(t testing.TB, ws domain.WorkspaceID) domain.Operator {
+	t.Helper()
+	o, err := domain.NewOperator(domain.OperatorID(NewID(domain.PrefixOperator)), ws, NewEmail(),
+		"$argon2id$v=19$m=65536,t=3,p=4$"+NewID("salt")+"$"+NewID("hash"), Now())
+	if err != nil {
+		t.Fatalf("NewOperator: %v", err)
+	}
+	return o
+}
+
+// NewSession returns a sign-in of o at now with a fresh random token, not
+// yet stored.
+func NewSession(t testing.TB, o domain.Operator, now time.Time) domain.Session {
+	t.Helper()
+	tok, err := domain.NewSessionToken(rand.Reader)
+	if err != nil {
+		t.Fatalf("NewSessionToken: %v", err)
+	}
+	return domain.NewSession(tok, o, now)
+}
+
 // cmpOptions compare domain values: unexported enum fields are compared, nil
 // and empty slices and maps are equal, and times must be the same instant and
 // in UTC.
@@ -294,6 +322,25 @@ func (f *fixture) message(c domain.Campaign, ct domain.Contact) domain.Message {
 		f.t.Fatalf("CreateMessages: %v", err)
 	}
 	return cloneMessage(m)
+}
+
+func (f *fixture) operator() domain.Operator {
+	f.t.Helper()
+	o := NewOperator(f.t, f.ws)
+	if err := f.s.CreateOperator(f.ctx, o); err != nil {
+		f.t.Fatalf("CreateOperator: %v", err)
+	}
+	return o
+}
+
+// session stores a sign-in of o at now.
+func (f *fixture) session(o domain.Operator, now time.Time) domain.Session {
+	f.t.Helper()
+	sn := NewSession(f.t, o, now)
+	if err := f.s.CreateSession(f.ctx, sn); err != nil {
+		f.t.Fatalf("CreateSession: %v", err)
+	}
+	return sn
 }
 
 func (f *fixture) entry(e domain.Entry) domain.Entry {

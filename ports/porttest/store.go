@@ -20,6 +20,7 @@ type Store interface {
 	ports.WebhookEventRepository
 	ports.IdempotencyRepository
 	ports.SendCountRepository
+	ports.OperatorRepository
 	ports.Transactor
 	ports.Pinger
 }
@@ -39,14 +40,16 @@ type storeTest struct {
 // workspace, so all of them run in parallel on the shared store. What does
 // not belong to a workspace is isolated the same way: templates by a random
 // account, parked statuses by random wamids, webhook events by a random,
-// never-reused window of receipt times that every listing filters on. The
-// global purges (parked statuses, idempotency records, send counts) reach
-// only rows dated decades ago, which no other case writes. The queue
-// is the exception, because ClaimMessages looks across workspaces: the Queue
-// cases run first and one after another, and only then do the parallel cases
-// start. The queue cases only ever assert about their own messages, so a
-// store that is not empty does not disturb them; the later cases never claim,
-// so their messages cannot disturb the queue cases.
+// never-reused window of receipt times that every listing filters on,
+// operators by random email addresses and sessions by random tokens. The
+// global purges (parked statuses, idempotency records, send counts, expired
+// sessions) reach only rows dated decades ago, which no other case writes.
+// The queue is the exception, because ClaimMessages looks across
+// workspaces: the Queue cases run first and one after another, and only
+// then do the parallel cases start. The queue cases only ever assert about
+// their own messages, so a store that is not empty does not disturb them;
+// the later cases never claim, so their messages cannot disturb the queue
+// cases.
 func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Helper()
 	s := newStore(t)
@@ -71,6 +74,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Conversations", conversationTests},
 		{"Webhooks", webhookTests},
 		{"SendGuards", sendGuardTests},
+		{"Operators", operatorTests},
 		{"Tx", txTests},
 	}
 	for _, g := range groups {

@@ -3,11 +3,13 @@ package porttest
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 )
 
 var contactTests = []storeTest{
@@ -23,6 +25,9 @@ var contactTests = []storeTest{
 	{"SaveOtherWorkspace", testContactSaveOtherWorkspace},
 	{"Copies", testContactCopies},
 	{"ListByPhone", testContactListByPhone},
+	{"List", testContactList},
+	{"ListOtherWorkspace", testContactListOtherWorkspace},
+	{"ListPhonePrefix", testContactListPhonePrefix},
 }
 
 func testContactRoundTrip(t *testing.T, s Store) {
@@ -448,5 +453,138 @@ func testContactListByPhone(t *testing.T, s Store) {
 	got, err = s.ListContactsByPhone(f.ctx, RandomPhone())
 	if err != nil || len(got) != 0 {
 		t.Fatalf("ListContactsByPhone of an unknown number = %d contacts, %v; want none", len(got), err)
+	}
+}
+
+// newestContactsFirst orders contacts as ListContacts returns them: ids
+// descending.
+func newestContactsFirst(cs ...domain.Contact) []domain.Contact {
+	out := slices.Clone(cs)
+	slices.SortFunc(out, func(a, b domain.Contact) int { return cmp.Compare(b.ID, a.ID) })
+	return out
+}
+
+// testContactList pins the contacts' pagination: newest first (identifiers
+// descending), pages of exactly Limit contacts but the last, every contact
+// once and complete, an empty cursor exactly on the last page, and a default
+// page size when the page asks for none. Another workspace's contacts are
+// never listed.
+func testContactList(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	full := NewContact(t, f.ws)
+	full.RecordInbound("447700900123", "Asha 🌸", Now().Add(-time.Minute), Now())
+	full.SetOptOut(true, Now().Add(-time.Second), Now())
+	full.Touch(Now().Add(time.Second))
+	if err := s.CreateContact(f.ctx, full); err != nil {
+		t.Fatalf("CreateContact: %v", err)
+	}
+	cs := []domain.Contact{cloneContact(full)}
+	other := newFixture(t, s)
+	for i := range 6 {
+		if i == 3 {
+			other.contact() // another workspace's contact, between the pages, is never listed
+		}
+		cs = append(cs, f.contact())
+	}
+	changed, err := s.UpdateContact(f.ctx, f.ws, cs[3].ID, func(c *domain.Contact) error {
+		name := "Ravi Rao"
+		return c.ApplySync(domain.ContactSync{Name: &name, Tags: []string{"new"}}, Now().Add(time.Minute))
+	})
+	if err != nil {
+		t.Fatalf("UpdateContact: %v", err)
+	}
+	cs[3] = changed
+	want := newestContactsFirst(cs...)
+	for _, limit := range []int{1, 2, 3, 7, 10} {
+		got := collectPages(t, len(cs), limit, func(p ports.Page) ([]domain.Contact, string, error) {
+			return s.ListContacts(f.ctx, f.ws, ports.ContactFilter{}, p)
+		})
+		mustEqual(t, "contacts listed in pages", want, got)
+	}
+	got, cursor, err := s.ListContacts(f.ctx, f.ws, ports.ContactFilter{}, ports.Page{})
+	if err != nil || cursor != "" {
+		t.Fatalf("ListContacts with no limit: cursor %q, %v; want one page", cursor, err)
+	}
+	mustEqual(t, "contacts listed with the default limit", want, got)
+}
+
+// Another workspace lists none of the workspace's contacts, whatever the
+// cursor.
+func testContactListOtherWorkspace(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	first, second := f.contact(), f.contact()
+	other := f.otherWorkspace()
+	for _, cursor := range []string{"", string(max(first.ID, second.ID))} {
+		got, next, err := s.ListContacts(f.ctx, other, ports.ContactFilter{}, ports.Page{Cursor: cursor, Limit: 10})
+		if err != nil {
+			t.Fatalf("ListContacts of another workspace: %v", err)
+		}
+		if len(got) != 0 || next != "" {
+			t.Fatalf("ListContacts of another workspace = %d contacts, cursor %q; want none", len(got), next)
+		}
+	}
+}
+
+// A phone prefix keeps the numbers that start with it, compared as written:
+// "%" and "_" match only themselves, a prefix without the "+" matches no
+// E.164 number, and the prefix works with paging. Another workspace's
+// matching numbers are never listed.
+func testContactListPhonePrefix(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	create := func(ws domain.WorkspaceID, phone string) domain.Contact {
+		t.Helper()
+		c := newContactWithPhone(t, ws, domain.MustPhoneNumber(phone))
+		if err := s.CreateContact(f.ctx, c); err != nil {
+			t.Fatalf("CreateContact: %v", err)
+		}
+		return cloneContact(c)
+	}
+	de1 := create(f.ws, "+4915112345678")
+	uk := create(f.ws, "+447700900123")
+	de2 := create(f.ws, "+4915298765432")
+	create(f.otherWorkspace(), "+4915111111111") // between pages, never listed
+	de3 := create(f.ws, "+4915100000001")
+	us := create(f.ws, "+14155550100")
+	all := []domain.Contact{de1, uk, de2, de3, us}
+
+	for _, tc := range []struct {
+		prefix string
+		want   []domain.Contact
+	}{
+		{"", all},
+		{"+", all},
+		{"+49", []domain.Contact{de1, de2, de3}},
+		{"+4915", []domain.Contact{de1, de2, de3}},
+		{"+49151", []domain.Contact{de1, de3}},
+		{"+4915112345678", []domain.Contact{de1}},
+		{"+41", nil},
+		{"+49151123456789", nil}, // longer than every number
+		{"4915", nil},            // the "+" is part of the number
+		{"%", nil},
+		{"_", nil},
+		{"+%", nil},
+		{"+49_5", nil},
+		{"+4915_", nil},
+		{"+4915%", nil},
+		{`+49\`, nil},
+	} {
+		want := newestContactsFirst(tc.want...)
+		got, cursor, err := s.ListContacts(f.ctx, f.ws, ports.ContactFilter{PhonePrefix: tc.prefix}, ports.Page{Limit: 10})
+		if err != nil {
+			t.Fatalf("ListContacts with prefix %q: %v", tc.prefix, err)
+		}
+		if cursor != "" {
+			t.Fatalf("ListContacts with prefix %q: cursor %q on the only page", tc.prefix, cursor)
+		}
+		mustEqual(t, fmt.Sprintf("contacts with prefix %q", tc.prefix), want, got)
+		for _, limit := range []int{1, 2} {
+			if len(want) == 0 {
+				break
+			}
+			got := collectPages(t, len(want), limit, func(p ports.Page) ([]domain.Contact, string, error) {
+				return s.ListContacts(f.ctx, f.ws, ports.ContactFilter{PhonePrefix: tc.prefix}, p)
+			})
+			mustEqual(t, fmt.Sprintf("contacts with prefix %q in pages", tc.prefix), want, got)
+		}
 	}
 }

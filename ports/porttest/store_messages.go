@@ -31,6 +31,8 @@ var messageTests = []storeTest{
 	{"ParkStatuses", testMessageParkStatuses},
 	{"ParkStatusInTx", testMessageParkStatusInTx},
 	{"PurgeParkedStatuses", testMessagePurgeParkedStatuses},
+	{"ListByCampaign", testMessageListByCampaign},
+	{"ListByCampaignOtherWorkspace", testMessageListByCampaignOtherWorkspace},
 }
 
 func testMessageRoundTrip(t *testing.T, s Store) {
@@ -664,5 +666,94 @@ func testMessagePurgeParkedStatuses(t *testing.T, s Store) {
 	mustEqual(t, "purged events", []ports.StatusEvent{}, takeParked(t, s, old))
 	for _, w := range []string{atLimit, newer, recent} {
 		mustEqual(t, "events kept", []ports.StatusEvent{event(w)}, takeParked(t, s, w))
+	}
+}
+
+// testMessageListByCampaign pins a campaign's message pagination: newest
+// first (identifiers descending), pages of exactly Limit messages but the
+// last, every message once and complete, as GetMessage returns it (status,
+// history, failure, pricing), an empty cursor exactly on the last page, and
+// a default page size when the page asks for none. Other campaigns'
+// messages, to the same contacts, are not listed.
+func testMessageListByCampaign(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c, ct := f.campaign(), f.contact()
+	byID := map[domain.MessageID]domain.Message{}
+	var ids []domain.MessageID
+	other := newFixture(t, s)
+	for i := range 7 {
+		if i == 3 {
+			// Between the pages: another campaign's message of the
+			// workspace, to the same contact, and another workspace's.
+			f.message(f.campaign(), ct)
+			other.message(other.campaign(), other.contact())
+		}
+		m := f.message(c, ct)
+		at := m.CreatedAt.Add(time.Millisecond)
+		switch i % 3 {
+		case 1:
+			f.advance(m.ID, domain.StatusSending, at, nil)
+			m = f.advance(m.ID, domain.StatusSent, at.Add(time.Millisecond), nil)
+		case 2:
+			var err error
+			m, err = s.UpdateMessage(f.ctx, f.ws, m.ID, func(m *domain.Message) error {
+				m.ProviderID = NewWamid()
+				m.Advance(domain.StatusFailed, at, &domain.Failure{Code: 131026, Title: "Message undeliverable"})
+				m.RecordPricing(&domain.Pricing{Model: "PMP", Type: "regular", Category: "marketing", Billable: true})
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("UpdateMessage: %v", err)
+			}
+		}
+		byID[m.ID] = m
+		ids = append(ids, m.ID)
+	}
+	var want []domain.Message
+	for _, id := range sortedDesc(ids) {
+		m, err := s.GetMessage(f.ctx, f.ws, id)
+		if err != nil {
+			t.Fatalf("GetMessage: %v", err)
+		}
+		mustEqual(t, "message read back", byID[id], m)
+		want = append(want, m)
+	}
+	for _, limit := range []int{1, 2, 3, 7, 10} {
+		got := collectPages(t, len(ids), limit, func(p ports.Page) ([]domain.Message, string, error) {
+			return s.ListCampaignMessages(f.ctx, f.ws, c.ID, p)
+		})
+		mustEqual(t, "campaign messages listed in pages", want, got)
+	}
+	got, cursor, err := s.ListCampaignMessages(f.ctx, f.ws, c.ID, ports.Page{})
+	if err != nil || cursor != "" {
+		t.Fatalf("ListCampaignMessages with no limit: cursor %q, %v; want one page", cursor, err)
+	}
+	mustEqual(t, "campaign messages listed with the default limit", want, got)
+}
+
+// A campaign of another workspace, or an unknown one, lists no messages:
+// the caller checks the campaign first when it needs a 404.
+func testMessageListByCampaignOtherWorkspace(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c := f.campaign()
+	m := f.message(c, f.contact())
+	other := f.otherWorkspace()
+	for _, tc := range []struct {
+		what   string
+		ws     domain.WorkspaceID
+		id     domain.CampaignID
+		cursor string
+	}{
+		{"another workspace", other, c.ID, ""},
+		{"another workspace, after a cursor", other, c.ID, string(m.ID) + "~"},
+		{"an unknown campaign", f.ws, domain.CampaignID(NewID(domain.PrefixCampaign)), ""},
+	} {
+		got, next, err := s.ListCampaignMessages(f.ctx, tc.ws, tc.id, ports.Page{Cursor: tc.cursor, Limit: 10})
+		if err != nil {
+			t.Fatalf("ListCampaignMessages of %s: %v", tc.what, err)
+		}
+		if len(got) != 0 || next != "" {
+			t.Fatalf("ListCampaignMessages of %s = %d messages, cursor %q; want none", tc.what, len(got), next)
+		}
 	}
 }
