@@ -12,8 +12,8 @@ import (
 // Module provides every use case, the dispatcher and the key-usage flusher,
 // and runs the two workers for the life of the application. It needs the
 // repository ports, a Clock, an IDGenerator, a Config, a *zap.Logger, a
-// ports.WebhookDecoder, a ports.MediaInspector and two named senders,
-// `name:"live"` and `name:"sandbox"`.
+// ports.WebhookDecoder, a ports.MediaInspector, a ports.PasswordHasher and
+// two named senders, `name:"live"` and `name:"sandbox"`.
 var Module = fx.Module("app",
 	fx.Provide(
 		NewObserver,
@@ -36,6 +36,12 @@ var Module = fx.Module("app",
 		newCreateCampaignHandler,
 		newSyncTemplatesHandler,
 		NewChangeCampaignStatusHandler,
+		NewEditCampaignHandler,
+		NewListCampaignMessagesHandler,
+		NewListContactsHandler,
+		NewCreateOperatorHandler,
+		NewLogInHandler,
+		newListTemplatesHandler,
 		NewDispatcher,
 		NewApplyWebhookEventHandler,
 		NewReceiveWebhookHandler,
@@ -46,7 +52,8 @@ var Module = fx.Module("app",
 )
 
 // WorkersModule runs the dispatcher, the key-usage flusher, template
-// refresh, webhook retries and the purge of expired send guards while the
+// refresh, webhook retries and the purge of expired send guards and
+// dashboard sessions while the
 // server runs, and makes sure the default workspace exists at start. The CLI
 // leaves it out.
 var WorkersModule = fx.Module("workers", fx.Invoke(runWorkers))
@@ -92,6 +99,10 @@ func newCreateCampaignHandler(workspaces ports.WorkspaceRepository, camps ports.
 	return NewCreateCampaignHandler(workspaces, camps, templates, src.Source, def, clock, ids)
 }
 
+func newListTemplatesHandler(src templateSource, templates ports.TemplateRepository) *ListTemplatesHandler {
+	return NewListTemplatesHandler(src.Source, templates)
+}
+
 func newSyncTemplatesHandler(src templateSource, tx ports.Transactor, clock ports.Clock, obs *Observer) *SyncTemplatesHandler {
 	return NewSyncTemplatesHandler(src.Source, tx, clock, obs)
 }
@@ -104,6 +115,7 @@ type workers struct {
 	Templates  *SyncTemplatesHandler
 	Webhooks   *ReplayWebhookEventsHandler
 	Send       *SendCampaignMessageHandler
+	LogIn      *LogInHandler
 	Config     Config
 	Log        *zap.Logger
 }
@@ -135,6 +147,9 @@ func runWorkers(lc fx.Lifecycle, w workers) {
 				every(ctx, cfg.SendGuardPurgeEvery, func() {
 					if err := w.Send.PurgeExpired(ctx); err != nil {
 						log.Warn("purging expired idempotency keys and send counts failed", zap.Error(err))
+					}
+					if err := w.LogIn.PurgeExpired(ctx); err != nil {
+						log.Warn("purging ended dashboard sessions failed", zap.Error(err))
 					}
 				})
 				done <- struct{}{}
