@@ -141,5 +141,5 @@ func (b *syncBuffer) String() string {
 
 // cliTargets asks for everything the CLI commands use.
 func cliTargets(*app.CreateWorkspaceHandler, *app.CreateKeyHandler, *app.ListKeysHandler, *app.RevokeKeyHandler,
-	*app.CreateCampaignHandler, *app.ListCampaignsHandler, *app.ChangeCampaignStatusHandler, *app.EnsureDefaultWorkspaceHandler) {
+	*app.CreateCampaignHandler, *app.ListCampaignsHandler, *app.ChangeCampaignStatusHandler, *app.EnsureDefaultWorkspaceHandler, *app.CreateOperatorHandler) {
 }

@@ -34,6 +34,8 @@ Usage:
   herald campaigns activate ID | pause ID
   herald webhooks replay [--id ID | --since TIME]
       (without flags: every webhook event not applied yet)
+  herald admin create --email E [--workspace ID]
+      (a dashboard sign-in; the password is read from stdin)
   herald version
 
 Every command takes --json (one JSON value on stdout) and the server's settings;
@@ -110,6 +112,8 @@ func dispatch(e env, args []string) error {
 		return campaignsSetStatus(e, rest[1:], domain.CampaignPaused)
 	case "webhooks replay":
 		return webhooksReplay(e, rest[1:])
+	case "admin create":
+		return adminCreate(e, rest[1:])
 	case "version " + sub:
 		fmt.Fprintln(e.stdout, version)
 		return nil
