@@ -27,6 +27,7 @@ run: build ## run herald serve on the embedded SQLite + sandbox defaults
 	@echo "  ./bin/herald keys create --name dev --mode test"
 	@echo "  ./bin/herald campaigns create --name Welcome --template-name welcome --language en_US \\"
 	@echo "      --body 'Hi {{1}}, your code is {{2}}' --variable-label 'First name' --variable-label Code --activate"
+	@echo "  ./bin/herald admin create --email you@example.com   (then open http://127.0.0.1:8080/dashboard/)"
 	@echo "then follow the tour in README.md."
 	@echo
 	./bin/herald serve

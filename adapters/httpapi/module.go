@@ -11,7 +11,9 @@ import (
 )
 
 // Module provides the API handler and the *http.Server that serves it. It
-// needs a Config, the app's use cases, a ports.Pinger and a *zap.Logger.
+// needs a Config, the app's use cases, a ports.Pinger and a *zap.Logger,
+// and mounts the http.Handler named "dashboard" under /dashboard/ when one
+// is provided.
 var Module = fx.Module("httpapi",
 	fx.Provide(newHandler, NewServer),
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("http") }),
@@ -32,6 +34,7 @@ type handlerParams struct {
 	WebhookVerify  *app.VerifyWebhookSubscriptionHandler
 	Store          ports.Pinger
 	Dispatcher     *app.Dispatcher
+	Dashboard      http.Handler `name:"dashboard" optional:"true"`
 	Config         Config
 	Log            *zap.Logger
 }
@@ -41,6 +44,6 @@ func newHandler(p handlerParams) http.Handler {
 		Auth: p.Auth, SendCampaign: p.SendCampaign, ContactByPhone: p.ContactByPhone, SyncContact: p.SyncContact,
 		GetMessage: p.GetMessage, ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign,
 		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Webhook: p.Webhook, WebhookVerify: p.WebhookVerify,
-		Store: p.Store, Dispatcher: p.Dispatcher,
+		Store: p.Store, Dispatcher: p.Dispatcher, Dashboard: p.Dashboard,
 	}, p.Config, p.Log)
 }

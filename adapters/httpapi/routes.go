@@ -25,6 +25,10 @@ type Deps struct {
 	WebhookVerify  *app.VerifyWebhookSubscriptionHandler
 	Store          ports.Pinger
 	Dispatcher     *app.Dispatcher // optional: readiness reports paused live sends
+	// Dashboard, when not nil, serves everything under /dashboard/ (the
+	// web dashboard, with its own sign-in: it never sees API keys, and
+	// the routes here never accept its session).
+	Dashboard http.Handler
 }
 
 type api struct {
@@ -81,6 +85,11 @@ func NewHandler(d Deps, cfg Config, log *zap.Logger) http.Handler {
 			h = a.authenticated(h)
 		}
 		mux.Handle(rt.pattern, h)
+	}
+	if d.Dashboard != nil {
+		mux.Handle("/dashboard/", d.Dashboard)
+		mux.Handle("GET /dashboard", http.RedirectHandler("/dashboard/", http.StatusMovedPermanently))
+		mux.Handle("GET /{$}", http.RedirectHandler("/dashboard/", http.StatusSeeOther))
 	}
 	return observe(log, a.cfg.RequestTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := mux.Handler(r); pattern == "" {

@@ -42,6 +42,7 @@ type Config struct {
 	SandboxStepDelay     time.Duration
 	LeaseDuration        time.Duration
 	RequestTimeout       time.Duration
+	DashboardSecure      bool
 }
 
 // codec parses and prints one setting's value; a boolean one's flag needs
@@ -222,6 +223,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("key-cache-ttl", "HERALD_KEY_CACHE_TTL", "30s", "how long a verified key is trusted before it is read again", false, dur(&c.KeyCacheTTL)),
 		mk("sandbox-step-delay", "HERALD_SANDBOX_STEP_DELAY", "1s", "the sandbox's pause before delivered and before read", false, dur(&c.SandboxStepDelay)),
 		mk("request-timeout", "HERALD_REQUEST_TIMEOUT", "10s", "longest a request may work; a database that does not answer within it gives 503", false, dur(&c.RequestTimeout)),
+		mk("dashboard-secure-cookie", "HERALD_DASHBOARD_SECURE_COOKIE", "false", "mark the dashboard's session cookie Secure on plain HTTP too: set it behind a TLS-terminating proxy (requests over TLS always get it)", false, boolean(&c.DashboardSecure)),
 		mk("lease-duration", "HERALD_LEASE_DURATION", "30s", "how long a dispatcher holds a claimed message", false, dur(&c.LeaseDuration)),
 	}
 }

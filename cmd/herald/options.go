@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/heraldhq/herald/adapters/dashboard"
 	"github.com/heraldhq/herald/adapters/httpapi"
 	"github.com/heraldhq/herald/adapters/media"
 	"github.com/heraldhq/herald/adapters/sandbox"
@@ -63,7 +64,8 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 }
 
 // appOptions is the one place that picks the server's modules: the store
-// from the database URL, the sandbox always, and the live sender: Meta's
+// from the database URL, the API and the dashboard, the sandbox always, and
+// the live sender: Meta's
 // Cloud API when its token and sender number are set, otherwise the sandbox
 // too (start-up says so).
 func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
@@ -77,10 +79,12 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		fx.Supply(
 			sandbox.Config{SentAfter: min(step, 100*time.Millisecond), DeliveredAfter: step, ReadAfter: step},
 			httpapi.Config{Addr: cfg.Addr, RequestTimeout: cfg.RequestTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst},
+			dashboard.Config{SecureCookie: cfg.DashboardSecure},
 		),
 		sandbox.Module,
 		liveSender(cfg),
 		httpapi.Module,
+		dashboard.Module,
 		app.WorkersModule,
 		fx.Invoke(func(*http.Server) {}),
 		debugServer(cfg.DebugAddr),

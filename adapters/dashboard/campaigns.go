@@ -1,0 +1,272 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"html"
+	"html/template"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+type campaignsPage struct {
+	Campaigns []app.CampaignView
+	Next      string
+}
+
+func (h *dash) campaigns(w http.ResponseWriter, r *http.Request) {
+	page, err := h.d.ListCampaigns.Handle(r.Context(), app.ListCampaigns{
+		Workspace: operator(r).session.Workspace, Page: ports.Page{Cursor: r.URL.Query().Get("cursor")}})
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "campaigns", view{Title: "Campaigns", Nav: "campaigns",
+		Page: campaignsPage{Campaigns: page.Campaigns, Next: page.NextCursor}})
+}
+
+// campaignForm is the new-campaign form as entered, kept when it is
+// refused so nothing typed is lost.
+type campaignForm struct {
+	Name, Source, TemplateName, Language, HeaderFormat, HeaderText, Body, Footer, Labels string
+	Activate                                                                             bool
+}
+
+type newCampaignPage struct {
+	Form      campaignForm
+	Templates []domain.SyncedTemplate
+	Headers   []string
+}
+
+func (h *dash) newCampaign(w http.ResponseWriter, r *http.Request) {
+	h.newCampaignWith(w, r, http.StatusOK, "", campaignForm{Source: "local", Language: "en_US", HeaderFormat: "none"})
+}
+
+func (h *dash) newCampaignWith(w http.ResponseWriter, r *http.Request, status int, msg string, f campaignForm) {
+	ts, err := h.d.ListTemplates.Handle(r.Context())
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	h.render(w, r, status, "campaign_new", view{Title: "New campaign", Nav: "campaigns", Error: msg,
+		Page: newCampaignPage{Form: f, Templates: ts, Headers: []string{"none", "text", "image", "video", "document"}}})
+}
+
+// createCampaign stores a campaign from the form: a synced template
+// ("synced:NAME:LANGUAGE") or one defined here, for the sandbox or ahead of
+// a sync.
+func (h *dash) createCampaign(w http.ResponseWriter, r *http.Request) {
+	f := campaignForm{Name: r.PostFormValue("name"), Source: r.PostFormValue("source"),
+		TemplateName: strings.TrimSpace(r.PostFormValue("templateName")), Language: strings.TrimSpace(r.PostFormValue("language")),
+		HeaderFormat: r.PostFormValue("headerFormat"), HeaderText: r.PostFormValue("headerText"),
+		Body: r.PostFormValue("body"), Footer: r.PostFormValue("footer"), Labels: r.PostFormValue("labels"),
+		Activate: r.PostFormValue("activate") != ""}
+	cmd := app.CreateCampaign{Workspace: string(operator(r).session.Workspace), Name: f.Name,
+		VariableLabels: lines(f.Labels), Activate: f.Activate}
+	var err error
+	if synced, ok := strings.CutPrefix(f.Source, "synced:"); ok {
+		name, lang, _ := strings.Cut(synced, ":")
+		cmd.TemplateName, cmd.Language = name, lang
+	} else {
+		cmd.TemplateName, cmd.Language, cmd.HeaderText, cmd.Footer = f.TemplateName, f.Language, f.HeaderText, f.Footer
+		cmd.Body = strings.ReplaceAll(f.Body, "\r\n", "\n")
+		if cmd.Body == "" {
+			err = domain.InvalidParameter("body", "a template defined here needs a body")
+		}
+		if f.HeaderFormat != "" && err == nil {
+			cmd.HeaderFormat, err = domain.ParseHeaderFormat(f.HeaderFormat)
+		}
+	}
+	var c domain.Campaign
+	if err == nil {
+		c, err = h.d.CreateCampaign.Handle(r.Context(), cmd)
+	}
+	if err != nil {
+		if msg := formError(err); msg != "" {
+			h.newCampaignWith(w, r, http.StatusUnprocessableEntity, msg, f)
+			return
+		}
+		h.failErr(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/dashboard/campaigns/"+string(c.ID), http.StatusSeeOther)
+}
+
+// lines splits a textarea into trimmed lines, dropping trailing empty ones.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		out = append(out, strings.TrimSpace(l))
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+type campaignPage struct {
+	Campaign domain.Campaign
+	Stats    domain.CampaignStats
+	Timeline domain.Timeline
+	Messages []domain.Message
+	Statuses []string
+	Preview  template.HTML
+	Media    string
+	Curl     string
+	// Name and Labels fill the mapping editor: the stored values, or
+	// those just refused.
+	Name   string
+	Labels []string
+}
+
+func (h *dash) campaign(w http.ResponseWriter, r *http.Request) {
+	var v view
+	if r.URL.Query().Get("saved") != "" {
+		v.Notice = "The campaign was saved."
+	}
+	h.campaignWith(w, r, http.StatusOK, v, nil)
+}
+
+// campaignWith renders a campaign's page; edit, when not nil, is a refused
+// mapping edit to show as entered.
+func (h *dash) campaignWith(w http.ResponseWriter, r *http.Request, status int, v view, edit *campaignPage) {
+	ctx, ws, id := r.Context(), operator(r).session.Workspace, r.PathValue("id")
+	principal := domain.Principal{Workspace: ws}
+	cv, err := h.d.GetCampaign.Handle(ctx, app.GetCampaign{Principal: principal, CampaignID: id})
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	stats, err := h.d.CampaignStats.Handle(ctx, app.GetCampaignStats{Principal: principal, CampaignID: id})
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	msgs, err := h.d.CampaignMessages.Handle(ctx, app.ListCampaignMessages{Workspace: ws, CampaignID: id, Page: ports.Page{Limit: 20}})
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	c := cv.Campaign
+	p := campaignPage{Campaign: c, Stats: stats.Stats, Timeline: stats.Timeline, Messages: msgs.Messages,
+		Preview: preview(c.Template), Media: mediaRequirements(c.Template), Curl: curlFor(r, c), Name: c.Name}
+	for _, s := range domain.MessageStatuses() {
+		p.Statuses = append(p.Statuses, s.String())
+	}
+	for _, ph := range c.Template.Placeholders {
+		p.Labels = append(p.Labels, ph.Label)
+	}
+	if edit != nil {
+		p.Name, p.Labels = edit.Name, edit.Labels
+	}
+	v.Title, v.Nav, v.Page = c.Name, "campaigns", p
+	h.render(w, r, status, "campaign", v)
+}
+
+func (h *dash) editCampaign(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm()
+	edit := campaignPage{Name: r.PostFormValue("name"), Labels: r.PostForm["label"]}
+	_, err := h.d.EditCampaign.Handle(r.Context(), app.EditCampaign{Workspace: operator(r).session.Workspace,
+		CampaignID: r.PathValue("id"), Name: edit.Name, VariableLabels: edit.Labels})
+	if msg := formError(err); msg != "" {
+		h.campaignWith(w, r, http.StatusUnprocessableEntity, view{Error: msg}, &edit)
+		return
+	}
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/dashboard/campaigns/"+r.PathValue("id")+"?saved=1", http.StatusSeeOther)
+}
+
+func (h *dash) changeStatus(w http.ResponseWriter, r *http.Request) {
+	to, err := domain.ParseCampaignStatus(r.PostFormValue("to"))
+	if err == nil {
+		_, err = h.d.ChangeStatus.Handle(r.Context(), app.ChangeCampaignStatus{
+			Workspace: string(operator(r).session.Workspace), CampaignID: r.PathValue("id"), To: to})
+	}
+	if msg := formError(err); msg != "" {
+		h.campaignWith(w, r, http.StatusConflict, view{Error: msg}, nil)
+		return
+	}
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/dashboard/campaigns/"+r.PathValue("id"), http.StatusSeeOther)
+}
+
+// preview renders a template's body with each {{n}} marked and named by
+// its label; everything else is escaped text.
+func preview(t domain.Template) template.HTML {
+	var b strings.Builder
+	rest := t.Body
+	for {
+		i := strings.Index(rest, "{{")
+		j := strings.Index(rest[max(i, 0):], "}}")
+		if i < 0 || j < 0 {
+			break
+		}
+		b.WriteString(html.EscapeString(rest[:i]))
+		inner := rest[i+2 : i+j]
+		label := "{{" + inner + "}}"
+		if n, err := strconv.Atoi(inner); err == nil && n >= 1 && n <= len(t.Placeholders) && t.Placeholders[n-1].Label != "" {
+			label += " " + t.Placeholders[n-1].Label
+		}
+		b.WriteString(`<mark class="var">` + html.EscapeString(label) + `</mark>`)
+		rest = rest[i+j+2:]
+	}
+	b.WriteString(html.EscapeString(rest))
+	return template.HTML(b.String()) // every piece above is escaped
+}
+
+// mediaRequirements says what a send must carry for the template's header.
+func mediaRequirements(t domain.Template) string {
+	f := t.HeaderFormat
+	if names := f.MediaFormatNames(); names != "" {
+		return "Every send needs mediaHeaderUrl: an absolute https URL of a " + names + " file of at most " +
+			strconv.FormatInt(f.MaxMediaSize()>>20, 10) + " MB, without credentials, on a public host. Herald checks the file before accepting the send."
+	}
+	if f == domain.HeaderText {
+		return "The header is text, fixed by the template. Leave mediaHeaderUrl out."
+	}
+	return "The template has no header. Leave mediaHeaderUrl out."
+}
+
+// curlFor is a ready-to-paste send through this campaign, on the address
+// the dashboard was reached at, with a placeholder value per variable.
+func curlFor(r *http.Request, c domain.Campaign) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	body := map[string]any{"phoneNumber": "+14155550123", "campaignId": string(c.ID)}
+	if len(c.Template.Placeholders) > 0 {
+		vars := make([]string, len(c.Template.Placeholders))
+		for i, ph := range c.Template.Placeholders {
+			vars[i] = ph.Label
+			if vars[i] == "" {
+				vars[i] = "value " + strconv.Itoa(ph.Index)
+			}
+		}
+		body["variables"] = vars
+	}
+	switch c.Template.HeaderFormat {
+	case domain.HeaderImage:
+		body["mediaHeaderUrl"] = "https://example.com/header.jpg"
+	case domain.HeaderVideo:
+		body["mediaHeaderUrl"] = "https://example.com/header.mp4"
+	case domain.HeaderDocument:
+		body["mediaHeaderUrl"] = "https://example.com/header.pdf"
+	}
+	raw, _ := json.Marshal(body)
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	return "curl -sS -X POST " + quote(scheme+"://"+r.Host+"/v1/messages/send-campaign") + ` \` + "\n" +
+		`  -H "X-API-KEY: $HERALD_API_KEY" \` + "\n" +
+		`  -H 'Content-Type: application/json' \` + "\n" +
+		"  -d " + quote(string(raw))
+}

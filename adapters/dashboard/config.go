@@ -1,0 +1,20 @@
+package dashboard
+
+// Config is the dashboard's part of the configuration.
+type Config struct {
+	// SecureCookie marks the session cookie Secure even when the request
+	// itself is plain HTTP: for a TLS-terminating proxy in front. Requests
+	// that arrive over TLS always get a Secure cookie.
+	SecureCookie bool
+	// LoginAttemptsPerMinute bounds sign-in attempts per client address
+	// and, separately, per email address (0: 10).
+	LoginAttemptsPerMinute int
+}
+
+// WithDefaults fills in zero values.
+func (c Config) WithDefaults() Config {
+	if c.LoginAttemptsPerMinute <= 0 {
+		c.LoginAttemptsPerMinute = 10
+	}
+	return c
+}

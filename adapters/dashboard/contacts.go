@@ -1,0 +1,57 @@
+package dashboard
+
+import (
+	"net/http"
+
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+type contactsPage struct {
+	Phone    string
+	Contacts []domain.Contact
+	Next     string
+}
+
+// contacts lists contacts newest first, or those whose number starts with
+// the digits searched for.
+func (h *dash) contacts(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p := contactsPage{Phone: q.Get("phone")}
+	page, err := h.d.ListContacts.Handle(r.Context(), app.ListContacts{Workspace: operator(r).session.Workspace,
+		Phone: p.Phone, Page: ports.Page{Cursor: q.Get("cursor")}})
+	v := view{Title: "Contacts", Nav: "contacts"}
+	if err != nil {
+		msg := formError(err)
+		if msg == "" {
+			h.failErr(w, r, err)
+			return
+		}
+		v.Error, v.Page = msg, p
+		h.render(w, r, http.StatusUnprocessableEntity, "contacts", v)
+		return
+	}
+	p.Contacts, p.Next = page.Contacts, page.NextCursor
+	v.Page = p
+	h.render(w, r, http.StatusOK, "contacts", v)
+}
+
+type contactPage struct {
+	Contact domain.Contact
+	Entries []domain.Entry
+	Next    string
+}
+
+// contact shows a contact and its thread, newest first.
+func (h *dash) contact(w http.ResponseWriter, r *http.Request) {
+	page, err := h.d.Conversation.Handle(r.Context(), app.ListConversation{
+		Principal: domain.Principal{Workspace: operator(r).session.Workspace}, ContactID: r.PathValue("id"),
+		Page: ports.Page{Cursor: r.URL.Query().Get("cursor"), Limit: 50}})
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "contact", view{Title: page.Contact.Phone.String(), Nav: "contacts",
+		Page: contactPage{Contact: page.Contact, Entries: page.Entries, Next: page.NextCursor}})
+}

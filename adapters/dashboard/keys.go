@@ -1,0 +1,64 @@
+package dashboard
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/domain"
+)
+
+type keysPage struct {
+	Keys []domain.APIKey
+	// Created is the key just made, whose token this page shows once.
+	Created *app.CreatedKey
+	Name    string
+	Mode    string
+}
+
+func (h *dash) keys(w http.ResponseWriter, r *http.Request) {
+	h.keysWith(w, r, http.StatusOK, view{}, keysPage{Mode: "test"})
+}
+
+func (h *dash) keysWith(w http.ResponseWriter, r *http.Request, status int, v view, p keysPage) {
+	ks, err := h.d.ListKeys.Handle(r.Context(), app.ListKeys{Workspace: string(operator(r).session.Workspace)})
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	p.Keys = ks
+	v.Title, v.Nav, v.Page = "Developer settings", "keys", p
+	h.render(w, r, status, "keys", v)
+}
+
+// createKey makes a key and shows its token on the response page, once:
+// the page is not stored by the browser (Cache-Control: no-store), and the
+// list shows only identifiers.
+func (h *dash) createKey(w http.ResponseWriter, r *http.Request) {
+	p := keysPage{Name: strings.TrimSpace(r.PostFormValue("name")), Mode: r.PostFormValue("mode")}
+	mode, err := domain.ParseKeyMode(p.Mode)
+	if err == nil {
+		var k app.CreatedKey
+		k, err = h.d.CreateKey.Handle(r.Context(), app.CreateKey{
+			Workspace: string(operator(r).session.Workspace), Name: p.Name, Mode: mode})
+		if err == nil {
+			h.keysWith(w, r, http.StatusCreated, view{Notice: "Key " + k.Key.Name + " was created."},
+				keysPage{Created: &k, Mode: "test"})
+			return
+		}
+	}
+	if msg := formError(err); msg != "" {
+		h.keysWith(w, r, http.StatusUnprocessableEntity, view{Error: msg}, p)
+		return
+	}
+	h.failErr(w, r, err)
+}
+
+func (h *dash) revokeKey(w http.ResponseWriter, r *http.Request) {
+	if _, err := h.d.RevokeKey.Handle(r.Context(), app.RevokeKey{
+		Workspace: string(operator(r).session.Workspace), KeyID: r.PathValue("id")}); err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/dashboard/keys", http.StatusSeeOther)
+}

@@ -1,0 +1,48 @@
+package dashboard
+
+import (
+	"net/http"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/heraldhq/herald/app"
+)
+
+// Module provides the dashboard's handler as the http.Handler named
+// "dashboard", which the HTTP server mounts under /dashboard/. It needs a
+// Config, the app's use cases and a *zap.Logger.
+var Module = fx.Module("dashboard",
+	fx.Provide(fx.Annotate(newHandler, fx.ResultTags(`name:"dashboard"`))),
+	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("dashboard") }),
+)
+
+type handlerParams struct {
+	fx.In
+	LogIn            *app.LogInHandler
+	ListKeys         *app.ListKeysHandler
+	CreateKey        *app.CreateKeyHandler
+	RevokeKey        *app.RevokeKeyHandler
+	ListCampaigns    *app.ListCampaignsHandler
+	GetCampaign      *app.GetCampaignHandler
+	CampaignStats    *app.GetCampaignStatsHandler
+	CampaignMessages *app.ListCampaignMessagesHandler
+	CreateCampaign   *app.CreateCampaignHandler
+	EditCampaign     *app.EditCampaignHandler
+	ChangeStatus     *app.ChangeCampaignStatusHandler
+	ListTemplates    *app.ListTemplatesHandler
+	ListContacts     *app.ListContactsHandler
+	Conversation     *app.ListConversationHandler
+	Config           Config
+	Log              *zap.Logger
+}
+
+func newHandler(p handlerParams) http.Handler {
+	return NewHandler(Deps{
+		LogIn: p.LogIn, ListKeys: p.ListKeys, CreateKey: p.CreateKey, RevokeKey: p.RevokeKey,
+		ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign, CampaignStats: p.CampaignStats,
+		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign,
+		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, ListContacts: p.ListContacts,
+		Conversation: p.Conversation,
+	}, p.Config, p.Log)
+}
