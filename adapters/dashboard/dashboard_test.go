@@ -205,7 +205,7 @@ func TestSignInLeadsBackAndSignOutEnds(t *testing.T) {
 func TestSignInNeverLeavesTheDashboard(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, dashboard.Config{})
-	for _, next := range []string{"//evil.example/", "https://evil.example/dashboard/", "/v1/campaigns", `/\evil.example`, "javascript:alert(1)"} {
+	for _, next := range []string{"//evil.example/", "https://evil.example/dashboard/", "/v1/campaigns", "/dashboard/../v1/campaigns", `/\evil.example`, "javascript:alert(1)"} {
 		b := e.browser(t)
 		res, _ := b.post("/dashboard/login", url.Values{"email": {email}, "password": {password}, "next": {next}})
 		wantRedirect(t, res, "/dashboard/")

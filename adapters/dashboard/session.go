@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -92,6 +93,7 @@ func (h *dash) clearCookie(w http.ResponseWriter, r *http.Request) {
 func localPath(next string) string {
 	u, err := url.Parse(next)
 	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(u.Path, "/dashboard/") ||
+		!strings.HasPrefix(path.Clean(u.Path)+"/", "/dashboard/") ||
 		strings.HasPrefix(next, "//") || strings.Contains(next, "\\") {
 		return "/dashboard/"
 	}
