@@ -42,8 +42,8 @@ var funcs = template.FuncMap{
 	},
 	// delivered counts messages that reached the phone: delivered or read.
 	"delivered": func(m map[domain.MessageStatus]int) int { return m[domain.StatusDelivered] + m[domain.StatusRead] },
-	"chart": timelineChart,
-	"plus1": func(i int) int { return i + 1 },
+	"chart":     timelineChart,
+	"plus1":     func(i int) int { return i + 1 },
 }
 
 func mustParsePages() pages {
