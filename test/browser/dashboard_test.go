@@ -37,7 +37,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	srv := startHerald(t)
-	b := newBrowser(ctx, t, path, srv.base)
+	b := newBrowser(ctx, t, path, srv.Base)
 
 	signIn(t, b)
 	token := createKey(t, b)

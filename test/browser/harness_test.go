@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,13 +13,14 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/heraldhq/herald/test/testenv"
 )
 
 var binary string
@@ -31,10 +31,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "herald")
-	build := exec.Command("go", "build", "-o", binary, "github.com/heraldhq/herald/cmd/herald")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if binary, err = testenv.BuildHerald(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "building herald:", err)
 		os.Exit(1)
 	}
@@ -61,25 +58,11 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// server is a running herald serve with its own SQLite file and one
-// operator.
-type server struct {
-	base string
-	mu   sync.Mutex
-	log  bytes.Buffer
-}
-
-func (s *server) logs() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.String()
-}
-
 // startHerald creates the operator with herald admin create (the password
 // on stdin) and starts herald serve on a free loopback port. It stops the
 // server with SIGTERM when the test ends, and prints its log if the test
 // failed.
-func startHerald(t *testing.T) *server {
+func startHerald(t *testing.T) *testenv.Herald {
 	t.Helper()
 	dir := t.TempDir()
 	env := append(os.Environ(), "HERALD_DATABASE_URL=sqlite:"+filepath.Join(dir, "herald.db"), "HERALD_LOG_FORMAT=json")
@@ -101,59 +84,14 @@ func startHerald(t *testing.T) *server {
 		t.Fatalf("herald admin create printed the password")
 	}
 
-	cmd := exec.Command(binary, "serve")
-	cmd.Env = append(env, "HERALD_ADDR=127.0.0.1:0", "HERALD_SANDBOX_STEP_DELAY=50ms")
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &server{}
-	var exitErr error
-	exited := make(chan struct{}) // closed when herald serve has exited, with exitErr set
-	go func() { exitErr = cmd.Wait(); pw.Close(); close(exited) }()
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			s.mu.Lock()
-			s.log.Write(sc.Bytes())
-			s.log.WriteByte('\n')
-			s.mu.Unlock()
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				select {
-				case addr <- line.Addr:
-				default: // keep reading, or the server blocks on its log
-				}
-			}
-		}
-	}()
+	srv := testenv.Serve(t, binary, append(env, "HERALD_SANDBOX_STEP_DELAY=50ms"))
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-			if exitErr != nil {
-				t.Errorf("herald serve exited with %v", exitErr)
-			}
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-			t.Errorf("herald serve did not stop within 20s of SIGTERM")
-		}
+		srv.Stop(t)
 		if t.Failed() {
-			t.Logf("herald serve log:\n%s", s.logs())
+			t.Logf("herald serve log:\n%s", srv.Logs())
 		}
 	})
-	select {
-	case a := <-addr:
-		s.base = "http://" + a
-	case <-exited:
-		t.Fatalf("herald serve exited before listening: %v", exitErr)
-	case <-time.After(30 * time.Second):
-		t.Fatalf("herald serve did not listen within 30s")
-	}
-	return s
+	return srv
 }
 
 // browser is one headless Chromium tab on the server, with the helpers

@@ -87,7 +87,7 @@ func TestMediaHeaderInspected(t *testing.T) {
 	if n := trapped.Load(); n != 0 {
 		t.Fatalf("the trap listener accepted %d connections", n)
 	}
-	srv.stop(t)
+	srv.Stop(t)
 }
 
 // TestRateLimitFromSettings: HERALD_RATE_LIMIT and HERALD_RATE_BURST set the
@@ -103,7 +103,7 @@ func TestRateLimitFromSettings(t *testing.T) {
 			t.Fatalf("request %d of a burst of 3: %d", i+1, code)
 		}
 	}
-	req, _ := http.NewRequest("GET", srv.base+"/v1/campaigns", nil)
+	req, _ := http.NewRequest("GET", srv.Base+"/v1/campaigns", nil)
 	req.Header.Set("X-API-KEY", key.Token)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -114,5 +114,5 @@ func TestRateLimitFromSettings(t *testing.T) {
 	if res.StatusCode != 429 || res.Header.Get("Retry-After") != "100" || res.Header.Get("RateLimit-Policy") != `"key";q=3;w=300` {
 		t.Fatalf("fourth request: %d Retry-After %q RateLimit-Policy %q", res.StatusCode, res.Header.Get("Retry-After"), res.Header.Get("RateLimit-Policy"))
 	}
-	srv.stop(t)
+	srv.Stop(t)
 }

@@ -44,7 +44,7 @@ func TestLiveKeySendsThroughTheCloudAPI(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if m.ProviderMessageID == nil || !strings.HasPrefix(*m.ProviderMessageID, "wamid.") {
-		t.Fatalf("the live message has no wamid: %+v\n%s", m, srv.logs())
+		t.Fatalf("the live message has no wamid: %+v\n%s", m, srv.Logs())
 	}
 	reqs := fake.Requests()
 	if len(reqs) != 1 {
@@ -66,8 +66,8 @@ func TestLiveKeySendsThroughTheCloudAPI(t *testing.T) {
 	if n := len(fake.Requests()); n != 1 {
 		t.Fatalf("a test-mode message reached the Cloud API (%d sends)", n)
 	}
-	if strings.Contains(srv.logs(), fake.Token) {
+	if strings.Contains(srv.Logs(), fake.Token) {
 		t.Error("the server log holds the Cloud API token")
 	}
-	srv.stop(t)
+	srv.Stop(t)
 }

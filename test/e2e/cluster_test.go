@@ -61,10 +61,10 @@ func TestInstanceKilledMidRun(t *testing.T) {
 	}
 	sendRange(0, total/2, servers)
 	victim := servers[0]
-	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := victim.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-victim.done
+	<-victim.Done
 	sendRange(total/2, total, servers[1:])
 	if accepted != total {
 		t.Fatalf("%d of %d sends accepted; refused: %v", accepted, total, refused)
@@ -95,6 +95,6 @@ func TestInstanceKilledMidRun(t *testing.T) {
 		t.Fatalf("%d of %d messages never reached sent after an instance was killed", pending, count)
 	}
 	for _, s := range servers[1:] {
-		s.stop(t)
+		s.Stop(t)
 	}
 }

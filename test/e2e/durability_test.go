@@ -46,7 +46,7 @@ func TestAcceptedMessagesSurviveKills(t *testing.T) {
 				for i := w; i < perRound; i += 4 {
 					body, _ := json.Marshal(map[string]any{"phoneNumber": fmt.Sprintf("+14155%02d%04d", round, i),
 						"campaignId": camp.ID, "variables": []string{"Ana", "1234"}})
-					req, _ := http.NewRequest("POST", srv.base+"/v1/messages/send-campaign", bytes.NewReader(body))
+					req, _ := http.NewRequest("POST", srv.Base+"/v1/messages/send-campaign", bytes.NewReader(body))
 					req.Header.Set("X-API-KEY", key.Token)
 					req.Header.Set("Content-Type", "application/json")
 					res, err := http.DefaultClient.Do(req)
@@ -72,16 +72,16 @@ func TestAcceptedMessagesSurviveKills(t *testing.T) {
 				select {
 				case <-fake.Arrived():
 				case <-time.After(30 * time.Second):
-					t.Fatalf("sends stopped reaching the Cloud API\n%s", srv.logs())
+					t.Fatalf("sends stopped reaching the Cloud API\n%s", srv.Logs())
 				}
 			}
-			srv.cmd.Process.Signal(syscall.SIGKILL)
-			<-srv.done
+			srv.Cmd.Process.Signal(syscall.SIGKILL)
+			<-srv.Done
 			wg.Wait()
 			continue
 		}
 		wg.Wait()
-		defer srv.stop(t)
+		defer srv.Stop(t)
 	}
 
 	received := func() map[string]int {

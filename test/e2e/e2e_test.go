@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,10 +24,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "herald")
-	build := exec.Command("go", "build", "-o", binary, "github.com/heraldhq/herald/cmd/herald")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if binary, err = testenv.BuildHerald(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "building herald:", err)
 		os.Exit(1)
 	}
@@ -86,74 +80,11 @@ func (in *instance) cli(out any, args ...string) {
 }
 
 // server is a running herald serve.
-type server struct {
-	cmd  *exec.Cmd
-	base string
-	mu   sync.Mutex
-	log  bytes.Buffer
-	done chan error
-}
-
-func (s *server) logs() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.String()
-}
+type server struct{ *testenv.Herald }
 
 func (in *instance) serve(extraEnv ...string) *server {
 	in.t.Helper()
-	cmd := exec.Command(binary, "serve")
-	cmd.Env = append(append(in.env, "HERALD_ADDR=127.0.0.1:0", "HERALD_SANDBOX_STEP_DELAY=50ms"), extraEnv...)
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		in.t.Fatal(err)
-	}
-	s := &server{cmd: cmd, done: make(chan error, 1)}
-	go func() { s.done <- cmd.Wait(); pw.Close() }()
-	in.t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-s.done
-		}
-	})
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			s.mu.Lock()
-			s.log.Write(sc.Bytes())
-			s.log.WriteByte('\n')
-			s.mu.Unlock()
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr <- line.Addr
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		s.base = "http://" + a
-	case err := <-s.done:
-		in.t.Fatalf("herald serve exited before listening: %v\n%s", err, s.logs())
-	case <-time.After(30 * time.Second):
-		in.t.Fatalf("herald serve did not listen within 30s\n%s", s.logs())
-	}
-	return s
-}
-
-// stop sends SIGTERM and waits for a clean exit.
-func (s *server) stop(t *testing.T) {
-	t.Helper()
-	s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Fatalf("herald serve exited with %v\n%s", err, s.logs())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("herald serve did not stop within 20s of SIGTERM")
-	}
+	return &server{testenv.Serve(in.t, binary, append(append(in.env, "HERALD_SANDBOX_STEP_DELAY=50ms"), extraEnv...))}
 }
 
 func (s *server) call(t *testing.T, method, path, key string, body any, out any) int {
@@ -163,7 +94,7 @@ func (s *server) call(t *testing.T, method, path, key string, body any, out any)
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, _ := http.NewRequest(method, s.base+path, rd)
+	req, _ := http.NewRequest(method, s.Base+path, rd)
 	req.Header.Set("X-API-KEY", key)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -207,7 +138,7 @@ func (s *server) awaitStatus(t *testing.T, key, id, want string) message {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("message %s is %s after 15s, want %s\n%s", id, m.Status, want, s.logs())
+	t.Fatalf("message %s is %s after 15s, want %s\n%s", id, m.Status, want, s.Logs())
 	return m
 }
 
@@ -298,11 +229,11 @@ func sendToRead(t *testing.T, engine string) {
 		t.Fatalf("failures by code %+v, want one 131026", after.FailuresByCode)
 	}
 
-	srv.stop(t)
+	srv.Stop(t)
 
 	// The token's secret is in neither the log nor the database files.
 	secret := key.Token[24:]
-	if strings.Contains(srv.logs(), secret) {
+	if strings.Contains(srv.Logs(), secret) {
 		t.Errorf("the server log holds the key's secret")
 	}
 	if engine != "sqlite" {
@@ -348,5 +279,5 @@ func TestRevokedKeyIsRefused(t *testing.T) {
 	if len(keys) != 1 || keys[0].RevokedAt == nil || keys[0].Token != nil {
 		t.Fatalf("keys list printed %+v", keys)
 	}
-	srv.stop(t)
+	srv.Stop(t)
 }

@@ -50,7 +50,7 @@ func serveWithWebhooks(t *testing.T, in *instance, fake *fakemeta.Server) *serve
 	// sync either. Requests takes the fake's lock after the write, and a
 	// send takes it before reading the field, so the write happens before
 	// every read.
-	fake.WebhookURL = srv.base + "/v1/webhooks/whatsapp"
+	fake.WebhookURL = srv.Base + "/v1/webhooks/whatsapp"
 	if n := len(fake.Requests()); n != 0 {
 		t.Fatalf("the fake had %d requests before its webhook URL was set", n)
 	}
@@ -107,7 +107,7 @@ func awaitWebhooks(t *testing.T, srv *server, fake *fakemeta.Server, key string,
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("message %s has no wamid after 30s; the fake accepted %d sends\n%s", id, len(fake.Accepted()), srv.logs())
+				t.Fatalf("message %s has no wamid after 30s; the fake accepted %d sends\n%s", id, len(fake.Accepted()), srv.Logs())
 			}
 			time.Sleep(20 * time.Millisecond) // another process: polling its API is the only signal
 		}
@@ -117,7 +117,7 @@ func awaitWebhooks(t *testing.T, srv *server, fake *fakemeta.Server, key string,
 	select {
 	case <-done:
 	case <-time.After(60 * time.Second):
-		t.Fatalf("the fake's status webhooks were not all posted within 60s\n%s", srv.logs())
+		t.Fatalf("the fake's status webhooks were not all posted within 60s\n%s", srv.Logs())
 	}
 }
 
@@ -171,7 +171,7 @@ func checkDeliveries(t *testing.T, srv *server, fake *fakemeta.Server, want int)
 	ds := fake.WebhookDeliveries()
 	for _, d := range ds {
 		if d.Status != http.StatusOK || d.Attempt != 1 {
-			t.Errorf("a webhook was answered %d (attempt %d, error %v): %s\n%s", d.Status, d.Attempt, d.Err, d.Body, srv.logs())
+			t.Errorf("a webhook was answered %d (attempt %d, error %v): %s\n%s", d.Status, d.Attempt, d.Err, d.Body, srv.Logs())
 		}
 	}
 	if len(ds) != want {
@@ -301,7 +301,7 @@ func liveMessagesFollowWebhooks(t *testing.T, engine string) {
 	for _, id := range ids {
 		checkRead(t, srv, fake, key.Token, id)
 	}
-	srv.stop(t)
+	srv.Stop(t)
 
 	// Out of order and repeated, as Meta may post them: read first, sent
 	// twice (the same body: stored once), read again.
@@ -374,7 +374,7 @@ func liveMessagesFollowWebhooks(t *testing.T, engine string) {
 	}
 
 	// The handshake echoes the challenge for the verify token only.
-	hook := srv.base + "/v1/webhooks/whatsapp"
+	hook := srv.Base + "/v1/webhooks/whatsapp"
 	q := url.Values{"hub.mode": {"subscribe"}, "hub.verify_token": {verifyToken}, "hub.challenge": {"123"}}
 	if code, body := rawCall(t, "GET", hook+"?"+q.Encode(), nil, nil); code != 200 || body != "123" {
 		t.Errorf("handshake with the verify token: %d %q, want 200 \"123\"", code, body)
@@ -406,10 +406,10 @@ func liveMessagesFollowWebhooks(t *testing.T, engine string) {
 	if d := cmp.Diff([]string{"inbound text Olá, obrigado 👍", "outbound template Hi Ana, your code is 1234 read"}, lines); d != "" {
 		t.Errorf("thread after the old secret's webhook (-want +got):\n%s", d)
 	}
-	srv.stop(t)
+	srv.Stop(t)
 
 	for _, secret := range []string{fakeAppSecret, oldAppSecret, verifyToken} {
-		if strings.Contains(srv.logs(), secret) {
+		if strings.Contains(srv.Logs(), secret) {
 			t.Errorf("the server log holds the secret %q", secret)
 		}
 	}
@@ -476,7 +476,7 @@ func TestWebhookEventsSurviveARestart(t *testing.T) {
 	if c := before["contact 1"].(map[string]any); c["optedOut"] != true {
 		t.Fatalf("contact 1 did not opt out with a lowercase stop: %v", c)
 	}
-	srv.stop(t)
+	srv.Stop(t)
 
 	events := map[string]bool{}
 	for _, d := range fake.WebhookDeliveries() {
@@ -511,5 +511,5 @@ func TestWebhookEventsSurviveARestart(t *testing.T) {
 	if d := cmp.Diff(before, snapshot(srv)); d != "" {
 		t.Errorf("the replay changed what the API shows (-before +after):\n%s", d)
 	}
-	srv.stop(t)
+	srv.Stop(t)
 }

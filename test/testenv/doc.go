@@ -1,3 +1,4 @@
 // Package testenv gives tests the services they need: a fresh PostgreSQL
-// database per test, dropped when the test ends.
+// database per test, dropped when the test ends, and the herald binary,
+// built once and served on a free loopback port.
 package testenv

@@ -1,0 +1,103 @@
+package testenv
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BuildHerald builds the herald binary into dir and returns its path; a
+// package's TestMain calls it once.
+func BuildHerald(dir string) (string, error) {
+	bin := filepath.Join(dir, "herald")
+	build := exec.Command("go", "build", "-o", bin, "github.com/heraldhq/herald/cmd/herald")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	return bin, build.Run()
+}
+
+// Herald is a running herald serve.
+type Herald struct {
+	Cmd  *exec.Cmd
+	Base string     // http://host:port it listens on
+	Done chan error // receives the process's exit, once
+
+	mu  sync.Mutex
+	log bytes.Buffer
+}
+
+// Logs returns what the server has written so far.
+func (h *Herald) Logs() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.log.String()
+}
+
+// Serve starts binary serve with env on a free loopback port, with JSON
+// logs, and returns once it listens. A server still running when the test
+// ends is killed.
+func Serve(t testing.TB, binary string, env []string) *Herald {
+	t.Helper()
+	cmd := exec.Command(binary, "serve")
+	cmd.Env = append(env, "HERALD_ADDR=127.0.0.1:0", "HERALD_LOG_FORMAT=json")
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h := &Herald{Cmd: cmd, Done: make(chan error, 1)}
+	go func() { h.Done <- cmd.Wait(); pw.Close() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-h.Done
+		}
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			h.mu.Lock()
+			h.log.Write(sc.Bytes())
+			h.log.WriteByte('\n')
+			h.mu.Unlock()
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				select {
+				case addr <- line.Addr:
+				default: // keep reading, or the server blocks on its log
+				}
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		h.Base = "http://" + a
+	case err := <-h.Done:
+		t.Fatalf("herald serve exited before listening: %v\n%s", err, h.Logs())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("herald serve did not listen within 30s\n%s", h.Logs())
+	}
+	return h
+}
+
+// Stop sends SIGTERM and waits for a clean exit.
+func (h *Herald) Stop(t testing.TB) {
+	t.Helper()
+	h.Cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-h.Done:
+		if err != nil {
+			t.Fatalf("herald serve exited with %v\n%s", err, h.Logs())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("herald serve did not stop within 20s of SIGTERM")
+	}
+}
