@@ -18,8 +18,9 @@ type GetCampaignStats struct {
 	From, To   time.Time
 }
 
-// CampaignStatsView is a campaign's statistics and timeline.
+// CampaignStatsView is a campaign with its statistics and timeline.
 type CampaignStatsView struct {
+	Campaign domain.Campaign
 	Stats    domain.CampaignStats
 	Timeline domain.Timeline
 }
@@ -44,7 +45,8 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 		if err != nil {
 			return CampaignStatsView{}, err
 		}
-		if _, err := h.camps.GetCampaign(ctx, q.Principal.Workspace, id); err != nil {
+		c, err := h.camps.GetCampaign(ctx, q.Principal.Workspace, id)
+		if err != nil {
 			return CampaignStatsView{}, err
 		}
 		interval, from, to := q.Interval, q.From, q.To
@@ -73,7 +75,7 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 			return CampaignStatsView{}, err
 		}
 		tl, err := domain.NewTimeline(from, to, interval, counts)
-		return CampaignStatsView{Stats: stats, Timeline: tl}, err
+		return CampaignStatsView{Campaign: c, Stats: stats, Timeline: tl}, err
 	})
 }
 

@@ -135,13 +135,7 @@ func (h *dash) campaign(w http.ResponseWriter, r *http.Request) {
 // mapping edit to show as entered.
 func (h *dash) campaignWith(w http.ResponseWriter, r *http.Request, status int, v view, edit *campaignPage) {
 	ctx, ws, id := r.Context(), operator(r).session.Workspace, r.PathValue("id")
-	principal := domain.Principal{Workspace: ws}
-	cv, err := h.d.GetCampaign.Handle(ctx, app.GetCampaign{Principal: principal, CampaignID: id})
-	if err != nil {
-		h.failErr(w, r, err)
-		return
-	}
-	stats, err := h.d.CampaignStats.Handle(ctx, app.GetCampaignStats{Principal: principal, CampaignID: id})
+	stats, err := h.d.CampaignStats.Handle(ctx, app.GetCampaignStats{Principal: domain.Principal{Workspace: ws}, CampaignID: id})
 	if err != nil {
 		h.failErr(w, r, err)
 		return
@@ -151,7 +145,7 @@ func (h *dash) campaignWith(w http.ResponseWriter, r *http.Request, status int, 
 		h.failErr(w, r, err)
 		return
 	}
-	c := cv.Campaign
+	c := stats.Campaign
 	p := campaignPage{Campaign: c, Stats: stats.Stats, Timeline: stats.Timeline, Messages: msgs.Messages,
 		Preview: preview(c.Template), Media: mediaRequirements(c.Template), Curl: curlFor(r, c), Name: c.Name}
 	for _, s := range domain.MessageStatuses() {

@@ -64,7 +64,6 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		CreateKey:        e.createKey,
 		RevokeKey:        app.NewRevokeKeyHandler(st, st, def, auth, clock),
 		ListCampaigns:    app.NewListCampaignsHandler(st, st, obs),
-		GetCampaign:      app.NewGetCampaignHandler(st, st, obs),
 		CampaignStats:    app.NewGetCampaignStatsHandler(st, st, clock, obs),
 		CampaignMessages: app.NewListCampaignMessagesHandler(st, st, obs),
 		CreateCampaign:   e.createCampaign,

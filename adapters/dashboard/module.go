@@ -24,7 +24,6 @@ type handlerParams struct {
 	CreateKey        *app.CreateKeyHandler
 	RevokeKey        *app.RevokeKeyHandler
 	ListCampaigns    *app.ListCampaignsHandler
-	GetCampaign      *app.GetCampaignHandler
 	CampaignStats    *app.GetCampaignStatsHandler
 	CampaignMessages *app.ListCampaignMessagesHandler
 	CreateCampaign   *app.CreateCampaignHandler
@@ -40,7 +39,7 @@ type handlerParams struct {
 func newHandler(p handlerParams) http.Handler {
 	return NewHandler(Deps{
 		LogIn: p.LogIn, ListKeys: p.ListKeys, CreateKey: p.CreateKey, RevokeKey: p.RevokeKey,
-		ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign, CampaignStats: p.CampaignStats,
+		ListCampaigns: p.ListCampaigns, CampaignStats: p.CampaignStats,
 		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign,
 		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, ListContacts: p.ListContacts,
 		Conversation: p.Conversation,

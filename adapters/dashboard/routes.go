@@ -17,7 +17,6 @@ type Deps struct {
 	CreateKey        *app.CreateKeyHandler
 	RevokeKey        *app.RevokeKeyHandler
 	ListCampaigns    *app.ListCampaignsHandler
-	GetCampaign      *app.GetCampaignHandler
 	CampaignStats    *app.GetCampaignStatsHandler
 	CampaignMessages *app.ListCampaignMessagesHandler
 	CreateCampaign   *app.CreateCampaignHandler
