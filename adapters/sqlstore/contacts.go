@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"slices"
 
 	"github.com/jmoiron/sqlx"
 
@@ -116,7 +117,11 @@ WHERE contacts.workspace_id = excluded.workspace_id`
 
 // FindContactsByPhone returns the workspace's contacts with the phone
 // numbers, in phone number order, locking their rows (PostgreSQL) in that
-// order.
+// order. Each number is looked up on its own in contacts_workspace_phone
+// (dialect.contactsByPhone): given the whole list, PostgreSQL's planner may
+// scan the workspace's contacts and filter them when its statistics are
+// missing or stale (measured on a fresh table: every contact of the
+// workspace read for each batch of sends).
 func (s *Store) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error) {
 	if len(phones) == 0 {
 		return nil, nil
@@ -125,8 +130,9 @@ func (s *Store) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, 
 	for i, p := range phones {
 		numbers[i] = p.String()
 	}
-	q, args, err := sqlx.In(`SELECT `+contactColumns+` FROM contacts WHERE workspace_id = ? AND phone_number IN (?)
-ORDER BY phone_number`+s.d.lockRows(), string(ws), numbers)
+	slices.Sort(numbers)
+	numbers = slices.Compact(numbers)
+	q, args, err := s.d.contactsByPhone(contactColumns, string(ws), numbers)
 	if err != nil {
 		return nil, s.fail("find contacts by phone", err, nil)
 	}

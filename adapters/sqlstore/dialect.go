@@ -11,7 +11,7 @@ import (
 // Dialect is what differs between the SQL engines, and only that: the driver,
 // the migrations, row locking (SQLite's write transactions already hold the
 // database's single write lock; PostgreSQL locks rows), the claim's lock
-// clause, time arithmetic (SQLite stores times as Unix microseconds), how
+// clause, looking contacts up by a list of numbers, time arithmetic (SQLite stores times as Unix microseconds), how
 // rows written together are sent, and how driver errors are recognised. Everything else is one SQL text for both
 // engines. Get one from SQLite, Postgres or DialectFor.
 type Dialect interface {
@@ -24,6 +24,10 @@ type Dialect interface {
 	// claimLock ends the SELECT of due messages in ClaimMessages, so that
 	// concurrent claimers never take the same message.
 	claimLock() string
+	// contactsByPhone is a query for the columns of the workspace's
+	// contacts with the numbers (sorted), in number order, locking them
+	// (PostgreSQL) in that order, with its arguments in "?" form.
+	contactsByPhone(columns, ws string, numbers []string) (string, []any, error)
 	// unixMicros is an SQL expression for the time column as an integer
 	// number of microseconds since the Unix epoch.
 	unixMicros(column string) string

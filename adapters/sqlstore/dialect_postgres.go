@@ -23,6 +23,19 @@ func (postgresDialect) lockRows() string { return " FOR UPDATE" }
 // Concurrent claimers on several instances skip each other's rows.
 func (postgresDialect) claimLock() string { return " FOR UPDATE SKIP LOCKED" }
 
+// The numbers come as one array, and each is looked up by a subquery of its
+// own whose LIMIT keeps the planner from merging it into a join: the
+// subquery matches every column of contacts_workspace_phone, which the
+// planner takes whatever its statistics say, and the rows are locked in the
+// array's order.
+func (postgresDialect) contactsByPhone(columns, ws string, numbers []string) (string, []any, error) {
+	q := `SELECT c.* FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS p (phone, n)
+CROSS JOIN LATERAL (SELECT ` + columns + ` FROM contacts WHERE workspace_id = ? AND phone_number = p.phone
+LIMIT 1 FOR UPDATE) AS c
+ORDER BY p.n`
+	return q, []any{numbers, ws}, nil
+}
+
 func (postgresDialect) unixMicros(column string) string {
 	return "CAST(extract(epoch FROM " + column + ") * 1000000 AS bigint)"
 }

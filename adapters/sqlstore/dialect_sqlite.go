@@ -23,6 +23,13 @@ func (sqliteDialect) driverName() string { return "sqlite" }
 func (sqliteDialect) lockRows() string  { return "" }
 func (sqliteDialect) claimLock() string { return "" }
 
+// SQLite's planner probes the unique (workspace_id, phone_number) index once
+// per listed number.
+func (sqliteDialect) contactsByPhone(columns, ws string, numbers []string) (string, []any, error) {
+	return sqlx.In(`SELECT `+columns+` FROM contacts WHERE workspace_id = ? AND phone_number IN (?) ORDER BY phone_number`,
+		ws, numbers)
+}
+
 // Times are stored as INTEGER Unix microseconds already.
 func (sqliteDialect) unixMicros(column string) string { return column }
 
