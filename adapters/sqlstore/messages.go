@@ -373,9 +373,9 @@ GROUP BY status`
 // the window runs from the interval holding from to the one holding to,
 // both included. Only non-zero counts come back.
 func (s *Store) CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from, to time.Time, interval time.Duration) ([]domain.StatusCount, error) {
-	// One branch per status, each a range over the campaign's entries of
-	// messages_campaign_timeline; %[n]s is the dialect's Unix microseconds of
-	// each column.
+	// One branch per status, each over the campaign's entries of
+	// messages_campaign, which carries every column read here; %[n]s is the
+	// dialect's Unix microseconds of each column.
 	const q = `SELECT status, bucket, count(*) AS n FROM (
     SELECT 'queued' AS status, %[1]s / :interval_us AS bucket FROM messages
     WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id AND created_at >= :lo AND created_at < :hi
