@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/heraldhq/herald/ports"
 )
 
@@ -27,4 +29,11 @@ func TxOf(r ports.Repos) any { return r.Contacts.(*Store).tx }
 func DeferForeignKeys(ctx context.Context, r ports.Repos) error {
 	_, err := r.Contacts.(*Store).ext.ExecContext(ctx, `PRAGMA defer_foreign_keys = ON`)
 	return err
+}
+
+// ContactsByPhoneQuery is d's query for the workspace's contacts with the
+// numbers, in db's placeholder form.
+func ContactsByPhoneQuery(db *sqlx.DB, d Dialect, ws string, numbers []string) (string, []any, error) {
+	q, args, err := d.contactsByPhone(contactColumns, ws, numbers)
+	return db.Rebind(q), args, err
 }

@@ -1,6 +1,7 @@
 package sqlstore_test
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -99,4 +100,52 @@ func TestPostgresModule(t *testing.T) {
 		t.Fatalf("Ping: %v", err)
 	}
 	app.RequireStop()
+}
+
+// A batch's contacts are found by one index probe per number even on a
+// table PostgreSQL has no statistics for (a new installation under its
+// first burst): reading the workspace's contacts and filtering them made
+// every batch's lookup grow with the workspace.
+func TestContactLookupProbesEachNumberPostgres(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := newPostgres(t, true)
+	for _, q := range []string{
+		`ALTER TABLE contacts SET (autovacuum_enabled = false)`,
+		`INSERT INTO workspaces (id, name, is_default, created_at) VALUES ('wsp_plan', 'plan', false, now())`,
+		`INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
+    opted_out, created_at, updated_at)
+SELECT 'ctc_' || i, 'wsp_plan', 'cnv_' || i, '+1415555' || (1000 + i), '', '', '{}', '[]', false, now(), now()
+FROM generate_series(1, 3000) AS i`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var numbers []string
+	for i := 1; i <= 17; i++ {
+		numbers = append(numbers, "+1415555"+strconv.Itoa(1000+i*100))
+	}
+	q, args, err := sqlstore.ContactsByPhoneQuery(db, sqlstore.Postgres(), "wsp_plan", numbers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var lines []string
+	if err := tx.SelectContext(ctx, &lines, "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) "+q, args...); err != nil {
+		t.Fatalf("EXPLAIN: %v", err)
+	}
+	plan := strings.Join(lines, "\n")
+	if !strings.Contains(plan, "contacts_workspace_phone") || !strings.Contains(plan, "loops=17") ||
+		strings.Contains(plan, "Rows Removed by Filter") {
+		t.Errorf("the lookup of 17 numbers among 3,000 contacts without statistics does not probe contacts_workspace_phone once per number:\n%s", plan)
+	}
+	var found int
+	if err := tx.GetContext(ctx, &found, "SELECT count(*) FROM ("+q+") AS found", args...); err != nil || found != len(numbers) {
+		t.Errorf("the lookup found %d contacts, %v; want %d", found, err, len(numbers))
+	}
 }
