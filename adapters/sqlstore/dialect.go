@@ -11,8 +11,9 @@ import (
 // Dialect is what differs between the SQL engines, and only that: the driver,
 // the migrations, row locking (SQLite's write transactions already hold the
 // database's single write lock; PostgreSQL locks rows), the claim's lock
-// clause, looking contacts up by a list of numbers, time arithmetic (SQLite stores times as Unix microseconds), how
-// rows written together are sent, and how driver errors are recognised. Everything else is one SQL text for both
+// clause, looking contacts up by a list of numbers, time arithmetic (SQLite
+// stores times as Unix microseconds), how rows written together are sent, and
+// how driver errors are recognised. Everything else is one SQL text for both
 // engines. Get one from SQLite, Postgres or DialectFor.
 type Dialect interface {
 	// Name is "sqlite" or "postgres"; it also names the migrations directory.
