@@ -25,20 +25,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "herald-browser-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if binary, err = testenv.BuildHerald(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "building herald:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.RunWithHerald(m, &binary) }
 
 // chromiumPath finds the browser to drive. Without one the test is skipped
 // on a developer's machine and fails in CI, which installs Debian's.

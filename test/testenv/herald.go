@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -14,13 +15,26 @@ import (
 	"time"
 )
 
-// BuildHerald builds the herald binary into dir and returns its path; a
-// package's TestMain calls it once.
-func BuildHerald(dir string) (string, error) {
-	bin := filepath.Join(dir, "herald")
-	build := exec.Command("go", "build", "-o", bin, "github.com/heraldhq/herald/cmd/herald")
+// RunWithHerald is a TestMain's body: it builds the herald binary into a
+// temporary directory, sets *binary to its path, runs the package's tests
+// and exits with their code.
+func RunWithHerald(m *testing.M, binary *string) {
+	dir, err := os.MkdirTemp("", "herald-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*binary = filepath.Join(dir, "herald")
+	build := exec.Command("go", "build", "-o", *binary, "github.com/heraldhq/herald/cmd/herald")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	return bin, build.Run()
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building herald:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // Herald is a running herald serve.
