@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/jmoiron/sqlx"
@@ -26,14 +27,22 @@ func (postgresDialect) claimLock() string { return " FOR UPDATE SKIP LOCKED" }
 // The numbers come as one array, and each is looked up by a subquery of its
 // own whose LIMIT keeps the planner from merging it into a join: the
 // subquery matches every column of contacts_workspace_phone, which the
-// planner takes whatever its statistics say, and the rows are locked in the
-// array's order.
+// planner takes for the numbers given even without statistics, and the rows
+// are locked in the array's order.
+//
+// The query is planned at every run (pgx's unnamed statement, with the
+// column types it has described once), never kept as a prepared
+// statement's generic plan: that plan is made once, for the table as it
+// was, and one made while contacts was nearly empty, when every index
+// costs the same, scanned contacts_workspace and filtered each number
+// for as long as the session lasted. Planning takes 0.1 to 0.3 ms
+// (EXPLAIN ANALYZE), once per batch.
 func (postgresDialect) contactsByPhone(columns, ws string, numbers []string) (string, []any, error) {
 	q := `SELECT c.* FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS p (phone, n)
 CROSS JOIN LATERAL (SELECT ` + columns + ` FROM contacts WHERE workspace_id = ? AND phone_number = p.phone
 LIMIT 1 FOR UPDATE) AS c
 ORDER BY p.n`
-	return q, []any{numbers, ws}, nil
+	return q, []any{pgx.QueryExecModeCacheDescribe, numbers, ws}, nil
 }
 
 func (postgresDialect) unixMicros(column string) string {
