@@ -25,6 +25,9 @@ type Dialect interface {
 	// claimLock ends the SELECT of due messages in ClaimMessages, so that
 	// concurrent claimers never take the same message.
 	claimLock() string
+	// claimPlan is a statement ClaimMessages runs in its transaction before
+	// the SELECT of due messages, or "".
+	claimPlan() string
 	// contactsByPhone is a query for the columns of the workspace's
 	// contacts with the numbers (sorted), in number order, locking them
 	// (PostgreSQL) in that order, with its arguments in "?" form (a

@@ -24,6 +24,15 @@ func (postgresDialect) lockRows() string { return " FOR UPDATE" }
 // Concurrent claimers on several instances skip each other's rows.
 func (postgresDialect) claimLock() string { return " FOR UPDATE SKIP LOCKED" }
 
+// The claim walks messages_due in its order and stops at its LIMIT. Without
+// statistics on messages (a new installation, or a queue that has grown
+// since the last ANALYZE), the planner estimates that a handful of rows are
+// due and plans to read the whole table and sort it: measured under load, a
+// claim of 64 read and sorted 6,000 queued messages, in 20 to 67 ms, and
+// grew with the queue. With sorting ruled out for the claim's transaction,
+// the only plan left is the index's order.
+func (postgresDialect) claimPlan() string { return "SET LOCAL enable_sort = off" }
+
 // The numbers come as one array, and each is looked up by a subquery of its
 // own whose LIMIT keeps the planner from merging it into a join: the
 // subquery matches every column of contacts_workspace_phone, which the

@@ -23,6 +23,9 @@ func (sqliteDialect) driverName() string { return "sqlite" }
 func (sqliteDialect) lockRows() string  { return "" }
 func (sqliteDialect) claimLock() string { return "" }
 
+// SQLite's planner walks messages_due for the claim's ORDER BY already.
+func (sqliteDialect) claimPlan() string { return "" }
+
 // SQLite's planner probes the unique (workspace_id, phone_number) index once
 // per listed number.
 func (sqliteDialect) contactsByPhone(columns, ws string, numbers []string) (string, []any, error) {

@@ -39,6 +39,11 @@ WHERE id = :id`
 	}
 	var claimed []ports.Claimed
 	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
+		if plan := ts.d.claimPlan(); plan != "" {
+			if _, err := ts.ext.ExecContext(ctx, plan); err != nil {
+				return ts.fail("claim messages", err, nil)
+			}
+		}
 		var rows []claimRow
 		arg := map[string]any{"now": newDBTime(c.Now), "limit": c.Limit}
 		if err := ts.selectAll(ctx, &rows, qDue+ts.d.claimLock(), arg); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"go.uber.org/fx"
@@ -230,5 +231,62 @@ FROM generate_series(` + strconv.Itoa(from) + `, ` + strconv.Itoa(to) + `) AS i`
 	}
 	if read := entriesRead() - before; read > int64(len(numbers)) {
 		t.Errorf("looking up %d numbers among 3,000 contacts read %d index entries, want at most one per number", len(numbers), read)
+	}
+}
+
+// A claim reads the messages it takes, in messages_due's order, however
+// long the queue and whatever PostgreSQL's statistics say. Planned without
+// statistics, it read the whole queue and sorted it for every claim.
+func TestClaimReadsWhatItTakesPostgres(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := newPostgres(t, true)
+	db.SetMaxOpenConns(1) // one session, whose statistics the test reads
+	st := sqlstore.New(db, sqlstore.Postgres())
+	for _, q := range []string{
+		`ALTER TABLE messages SET (autovacuum_enabled = false)`,
+		`INSERT INTO workspaces (id, name, is_default, created_at) VALUES ('wsp_q', 'q', false, now())`,
+		`INSERT INTO campaigns (id, workspace_id, name, template_name, language, header_format, header_text, body,
+    footer, placeholders, status, created_at, updated_at)
+VALUES ('cmp_q', 'wsp_q', 'q', 'tpl', 'en_US', 'none', '', 'Hi', '', '[]', 'active', now(), now())`,
+		`INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
+    opted_out, created_at, updated_at)
+VALUES ('ctc_q', 'wsp_q', 'cnv_q', '+14155551000', '', '', '{}', '[]', false, now(), now())`,
+		`INSERT INTO messages (id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name,
+    language, header_format, variables, media_header_url, rendered_body, status, history, created_at, updated_at,
+    due_at, attempts)
+SELECT 'msg_' || lpad(i::text, 6, '0'), 'wsp_q', 'cmp_q', 'ctc_q', 'key_q', 'live', '+14155551000', 'tpl',
+    'en_US', 'none', '[]', '', 'Hi', 'queued', '[]', now(), now(), now() - interval '1 hour' + i * interval '1 ms', 0
+FROM generate_series(1, 3000) AS i`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	rowsRead := func() int64 {
+		t.Helper()
+		var n int64
+		if _, err := db.ExecContext(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.GetContext(ctx, &n, `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)
+FROM pg_stat_user_tables WHERE relname = 'messages'`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := rowsRead()
+	now := time.Now()
+	const limit = 64
+	claimed, err := st.ClaimMessages(ctx, ports.Claim{Owner: "dsp_q", Now: now, LeaseUntil: now.Add(time.Minute), Limit: limit})
+	if err != nil || len(claimed) != limit {
+		t.Fatalf("ClaimMessages = %d messages, %v; want %d", len(claimed), err, limit)
+	}
+	if first := claimed[0].Message.ID; first != "msg_000001" {
+		t.Errorf("the first message claimed is %s, want the one due first, msg_000001", first)
+	}
+	// Each claimed message is read once to take it and once to lease it.
+	if read := rowsRead() - before; read > 2*limit {
+		t.Errorf("claiming %d of 3,000 due messages read %d rows, want at most %d", limit, read, 2*limit)
 	}
 }
