@@ -211,25 +211,12 @@ FROM generate_series(` + strconv.Itoa(from) + `, ` + strconv.Itoa(to) + `) AS i`
 		lookup(warm...)
 	}
 	insertContacts(21, 3000)
-	entriesRead := func() int64 {
-		t.Helper()
-		var n int64
-		// The session's counts reach the statistics once it has been
-		// idle after asking for a flush.
-		if _, err := db.ExecContext(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.GetContext(ctx, &n, `SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'contacts'`); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	before := entriesRead()
+	before := sessionCount(t, db, indexEntriesRead, "contacts")
 	numbers := []int{100, 700, 1300, 1900, 2500, 2999}
 	if found := lookup(numbers...); found != len(numbers) {
 		t.Fatalf("the lookup found %d contacts, want %d", found, len(numbers))
 	}
-	if read := entriesRead() - before; read > int64(len(numbers)) {
+	if read := sessionCount(t, db, indexEntriesRead, "contacts") - before; read > int64(len(numbers)) {
 		t.Errorf("looking up %d numbers among 3,000 contacts read %d index entries, want at most one per number", len(numbers), read)
 	}
 }
@@ -263,19 +250,7 @@ FROM generate_series(1, 3000) AS i`,
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	rowsRead := func() int64 {
-		t.Helper()
-		var n int64
-		if _, err := db.ExecContext(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.GetContext(ctx, &n, `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)
-FROM pg_stat_user_tables WHERE relname = 'messages'`); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	before := rowsRead()
+	before := sessionCount(t, db, rowsRead, "messages")
 	now := time.Now()
 	const limit = 64
 	claimed, err := st.ClaimMessages(ctx, ports.Claim{Owner: "dsp_q", Now: now, LeaseUntil: now.Add(time.Minute), Limit: limit})
@@ -286,7 +261,30 @@ FROM pg_stat_user_tables WHERE relname = 'messages'`); err != nil {
 		t.Errorf("the first message claimed is %s, want the one due first, msg_000001", first)
 	}
 	// Each claimed message is read once to take it and once to lease it.
-	if read := rowsRead() - before; read > 2*limit {
+	if read := sessionCount(t, db, rowsRead, "messages") - before; read > 2*limit {
 		t.Errorf("claiming %d of 3,000 due messages read %d rows, want at most %d", limit, read, 2*limit)
 	}
 }
+
+// sessionCount runs q, a query of one count from PostgreSQL's cumulative
+// statistics with table as $1, once the counts of db's one session so far
+// have reached them.
+func sessionCount(t *testing.T, db *sqlx.DB, q, table string) int64 {
+	t.Helper()
+	// A session's counts reach the statistics once it has been idle after
+	// asking for a flush.
+	if _, err := db.ExecContext(t.Context(), `SELECT pg_stat_force_next_flush()`); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := db.GetContext(t.Context(), &n, q, table); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// indexEntriesRead counts the entries table's indexes have returned.
+const indexEntriesRead = `SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = $1`
+
+// rowsRead counts the rows read from table, by scans and through indexes.
+const rowsRead = `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_user_tables WHERE relname = $1`
