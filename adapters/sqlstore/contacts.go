@@ -157,10 +157,27 @@ func (s *Store) GetContact(ctx context.Context, ws domain.WorkspaceID, id domain
 	return s.getContact(ctx, "get contact", q, map[string]any{"workspace_id": string(ws), "id": string(id)})
 }
 
-// GetContactByPhone finds a workspace's contact by phone number.
+// GetContactByPhone finds a workspace's contact by phone number. The query
+// names the number alone, which contacts_phone answers with a row per
+// workspace that has the number, and the workspace's row is picked from
+// those. Told the workspace too, PostgreSQL could answer from
+// contacts_workspace, reading every contact of the workspace, and did so
+// for every lookup with the generic plan of a prepared statement made while
+// contacts was nearly empty (3,000 index entries per lookup in a workspace
+// of 3,000 contacts, until the next ANALYZE).
 func (s *Store) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error) {
-	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND phone_number = :phone_number`
-	return s.getContact(ctx, "get contact by phone", q, map[string]any{"workspace_id": string(ws), "phone_number": phone.String()})
+	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE phone_number = :phone_number`
+	var rows []contactRow
+	if err := s.selectAll(ctx, &rows, q, map[string]any{"phone_number": phone.String()}); err != nil {
+		return domain.Contact{}, s.fail("get contact by phone", err, nil)
+	}
+	for _, r := range rows {
+		if r.WorkspaceID == string(ws) {
+			c, err := r.toDomain()
+			return c, s.fail("get contact by phone", err, nil)
+		}
+	}
+	return domain.Contact{}, domain.NotFound(domain.ErrContactNotFound)
 }
 
 // ListContactsByPhone returns the contacts with this phone number in every

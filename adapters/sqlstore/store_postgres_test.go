@@ -288,3 +288,54 @@ const indexEntriesRead = `SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_use
 
 // rowsRead counts the rows read from table, by scans and through indexes.
 const rowsRead = `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_user_tables WHERE relname = $1`
+
+// A contact is looked up by phone number through contacts_phone, however
+// the workspace grew since the lookup was first planned: told the workspace
+// too, PostgreSQL's generic plan, made while contacts was nearly empty, read
+// every contact of the workspace for each lookup.
+func TestContactByPhoneReadsItsNumberPostgres(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := newPostgres(t, true)
+	db.SetMaxOpenConns(1) // one session, whose prepared statements and statistics the test reads
+	st := sqlstore.New(db, sqlstore.Postgres())
+	for _, q := range []string{
+		`ALTER TABLE contacts SET (autovacuum_enabled = false)`,
+		`INSERT INTO workspaces (id, name, is_default, created_at) VALUES ('wsp_a', 'a', false, now()), ('wsp_b', 'b', false, now())`,
+		// Workspace b has the number looked up too.
+		`INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
+    opted_out, created_at, updated_at)
+VALUES ('ctc_b', 'wsp_b', 'cnv_b', '+14155553000', 'b', '', '{}', '[]', false, now(), now())`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	insertContacts := func(from, to int) {
+		t.Helper()
+		q := `INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
+    opted_out, created_at, updated_at)
+SELECT 'ctc_' || i, 'wsp_a', 'cnv_' || i, '+1415555' || (1000 + i), 'a', '', '{}', '[]', false, now(), now()
+FROM generate_series(` + strconv.Itoa(from) + `, ` + strconv.Itoa(to) + `) AS i`
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("insert contacts: %v", err)
+		}
+	}
+	insertContacts(1, 5)
+	// Past the five runs PostgreSQL plans for their values.
+	for i := range 10 {
+		if _, err := st.GetContactByPhone(ctx, "wsp_a", domain.MustPhoneNumber("+1415555"+strconv.Itoa(1001+i%5))); err != nil {
+			t.Fatalf("GetContactByPhone: %v", err)
+		}
+	}
+	insertContacts(6, 3000)
+	before := sessionCount(t, db, indexEntriesRead, "contacts")
+	got, err := st.GetContactByPhone(ctx, "wsp_a", domain.MustPhoneNumber("+14155553000"))
+	if err != nil || got.ID != "ctc_2000" {
+		t.Fatalf("GetContactByPhone = %s, %v; want workspace a's contact ctc_2000", got.ID, err)
+	}
+	// The number's entries in contacts_phone: workspace a's and b's.
+	if read := sessionCount(t, db, indexEntriesRead, "contacts") - before; read > 2 {
+		t.Errorf("looking up one number among 3,000 contacts read %d index entries, want 2", read)
+	}
+}
