@@ -272,7 +272,7 @@ FROM generate_series(1, 3000) AS i`,
 func sessionCount(t *testing.T, db *sqlx.DB, q, table string) int64 {
 	t.Helper()
 	// A session's counts reach the statistics once it has been idle after
-	// asking for a flush.
+	// asking for a flush (PostgreSQL 15 and later).
 	if _, err := db.ExecContext(t.Context(), `SELECT pg_stat_force_next_flush()`); err != nil {
 		t.Fatal(err)
 	}
