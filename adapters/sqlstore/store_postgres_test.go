@@ -113,18 +113,11 @@ func TestContactLookupProbesEachNumberPostgres(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	db := newPostgres(t, true)
-	for _, q := range []string{
+	mustExec(t, db,
 		`ALTER TABLE contacts SET (autovacuum_enabled = false)`,
 		`INSERT INTO workspaces (id, name, is_default, created_at) VALUES ('wsp_plan', 'plan', false, now())`,
-		`INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
-    opted_out, created_at, updated_at)
-SELECT 'ctc_' || i, 'wsp_plan', 'cnv_' || i, '+1415555' || (1000 + i), '', '', '{}', '[]', false, now(), now()
-FROM generate_series(1, 3000) AS i`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
+	insertContacts(t, db, "wsp_plan", 1, 3000)
 	var numbers []string
 	for i := 1; i <= 17; i++ {
 		numbers = append(numbers, "+1415555"+strconv.Itoa(1000+i*100))
@@ -161,28 +154,12 @@ FROM generate_series(1, 3000) AS i`,
 func TestContactLookupPlannedAsTheTableGrowsPostgres(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db := newPostgres(t, true)
-	db.SetMaxOpenConns(1) // one session, whose prepared statements and statistics the test reads
-	st := sqlstore.New(db, sqlstore.Postgres())
-	insertContacts := func(from, to int) {
-		t.Helper()
-		q := `INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
-    opted_out, created_at, updated_at)
-SELECT 'ctc_' || i, 'wsp_plan', 'cnv_' || i, '+1415555' || (1000 + i), '', '', '{}', '[]', false, now(), now()
-FROM generate_series(` + strconv.Itoa(from) + `, ` + strconv.Itoa(to) + `) AS i`
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("insert contacts: %v", err)
-		}
-	}
-	for _, q := range []string{
+	db, st := oneSession(t)
+	mustExec(t, db,
 		`ALTER TABLE contacts SET (autovacuum_enabled = false)`,
 		`INSERT INTO workspaces (id, name, is_default, created_at) VALUES ('wsp_plan', 'plan', false, now())`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	insertContacts(1, 20)
+	)
+	insertContacts(t, db, "wsp_plan", 1, 20)
 	lookup := func(numbers ...int) int {
 		t.Helper()
 		phones := make([]domain.PhoneNumber, len(numbers))
@@ -210,7 +187,7 @@ FROM generate_series(` + strconv.Itoa(from) + `, ` + strconv.Itoa(to) + `) AS i`
 	for range 10 {
 		lookup(warm...)
 	}
-	insertContacts(21, 3000)
+	insertContacts(t, db, "wsp_plan", 21, 3000)
 	before := sessionCount(t, db, indexEntriesRead, "contacts")
 	numbers := []int{100, 700, 1300, 1900, 2500, 2999}
 	if found := lookup(numbers...); found != len(numbers) {
@@ -227,10 +204,8 @@ FROM generate_series(` + strconv.Itoa(from) + `, ` + strconv.Itoa(to) + `) AS i`
 func TestClaimReadsWhatItTakesPostgres(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db := newPostgres(t, true)
-	db.SetMaxOpenConns(1) // one session, whose statistics the test reads
-	st := sqlstore.New(db, sqlstore.Postgres())
-	for _, q := range []string{
+	db, st := oneSession(t)
+	mustExec(t, db,
 		`ALTER TABLE messages SET (autovacuum_enabled = false)`,
 		`INSERT INTO workspaces (id, name, is_default, created_at) VALUES ('wsp_q', 'q', false, now())`,
 		`INSERT INTO campaigns (id, workspace_id, name, template_name, language, header_format, header_text, body,
@@ -245,11 +220,7 @@ VALUES ('ctc_q', 'wsp_q', 'cnv_q', '+14155551000', '', '', '{}', '[]', false, no
 SELECT 'msg_' || lpad(i::text, 6, '0'), 'wsp_q', 'cmp_q', 'ctc_q', 'key_q', 'live', '+14155551000', 'tpl',
     'en_US', 'none', '[]', '', 'Hi', 'queued', '[]', now(), now(), now() - interval '1 hour' + i * interval '1 ms', 0
 FROM generate_series(1, 3000) AS i`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	before := sessionCount(t, db, rowsRead, "messages")
 	now := time.Now()
 	const limit = 64
@@ -296,39 +267,23 @@ const rowsRead = `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) 
 func TestContactByPhoneReadsItsNumberPostgres(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db := newPostgres(t, true)
-	db.SetMaxOpenConns(1) // one session, whose prepared statements and statistics the test reads
-	st := sqlstore.New(db, sqlstore.Postgres())
-	for _, q := range []string{
+	db, st := oneSession(t)
+	mustExec(t, db,
 		`ALTER TABLE contacts SET (autovacuum_enabled = false)`,
 		`INSERT INTO workspaces (id, name, is_default, created_at) VALUES ('wsp_a', 'a', false, now()), ('wsp_b', 'b', false, now())`,
 		// Workspace b has the number looked up too.
 		`INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
     opted_out, created_at, updated_at)
 VALUES ('ctc_b', 'wsp_b', 'cnv_b', '+14155553000', 'b', '', '{}', '[]', false, now(), now())`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	insertContacts := func(from, to int) {
-		t.Helper()
-		q := `INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
-    opted_out, created_at, updated_at)
-SELECT 'ctc_' || i, 'wsp_a', 'cnv_' || i, '+1415555' || (1000 + i), 'a', '', '{}', '[]', false, now(), now()
-FROM generate_series(` + strconv.Itoa(from) + `, ` + strconv.Itoa(to) + `) AS i`
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("insert contacts: %v", err)
-		}
-	}
-	insertContacts(1, 5)
+	)
+	insertContacts(t, db, "wsp_a", 1, 5)
 	// Past the five runs PostgreSQL plans for their values.
 	for i := range 10 {
 		if _, err := st.GetContactByPhone(ctx, "wsp_a", domain.MustPhoneNumber("+1415555"+strconv.Itoa(1001+i%5))); err != nil {
 			t.Fatalf("GetContactByPhone: %v", err)
 		}
 	}
-	insertContacts(6, 3000)
+	insertContacts(t, db, "wsp_a", 6, 3000)
 	before := sessionCount(t, db, indexEntriesRead, "contacts")
 	got, err := st.GetContactByPhone(ctx, "wsp_a", domain.MustPhoneNumber("+14155553000"))
 	if err != nil || got.ID != "ctc_2000" {
@@ -338,4 +293,37 @@ FROM generate_series(` + strconv.Itoa(from) + `, ` + strconv.Itoa(to) + `) AS i`
 	if read := sessionCount(t, db, indexEntriesRead, "contacts") - before; read > 2 {
 		t.Errorf("looking up one number among 3,000 contacts read %d index entries, want 2", read)
 	}
+}
+
+// insertContacts stores contacts ctc_i of workspace ws, numbered
+// +1415555 followed by 1000+i, for i from first to last.
+func insertContacts(t *testing.T, db *sqlx.DB, ws string, first, last int) {
+	t.Helper()
+	q := `INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
+    opted_out, created_at, updated_at)
+SELECT 'ctc_' || i, $1, 'cnv_' || i, '+1415555' || (1000 + i), '', '', '{}', '[]', false, now(), now()
+FROM generate_series($2::int, $3::int) AS i`
+	if _, err := db.ExecContext(t.Context(), q, ws, first, last); err != nil {
+		t.Fatalf("insert contacts: %v", err)
+	}
+}
+
+// mustExec runs each statement on db, in order.
+func mustExec(t *testing.T, db *sqlx.DB, statements ...string) {
+	t.Helper()
+	for _, q := range statements {
+		if _, err := db.ExecContext(t.Context(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// oneSession opens a fresh migrated database and a store on it that uses
+// one connection: one PostgreSQL session, whose prepared statements and
+// statistics the test reads.
+func oneSession(t *testing.T) (*sqlx.DB, *sqlstore.Store) {
+	t.Helper()
+	db := newPostgres(t, true)
+	db.SetMaxOpenConns(1)
+	return db, sqlstore.New(db, sqlstore.Postgres())
 }
