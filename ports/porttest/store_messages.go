@@ -104,7 +104,7 @@ func testMessageCreateMany(t *testing.T, s Store) {
 
 // A message id stored already, or given twice in the call, makes
 // CreateMessages a conflict that stores none of the call's messages and
-// leaves the stored one as it was.
+// leaves the stored one as it was, however many messages the call holds.
 func testMessageCreateDuplicate(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	c, ct := f.campaign(), f.contact()
@@ -112,12 +112,20 @@ func testMessageCreateDuplicate(t *testing.T, s Store) {
 	again := cloneMessage(stored)
 	again.Advance(domain.StatusFailed, again.CreatedAt.Add(time.Millisecond), &domain.Failure{Code: 131026})
 	twice := NewMessage(t, c, ct)
+	// More messages than a store may write in one statement, the stored id
+	// last.
+	many := make([]domain.Message, 0, 151)
+	for range 150 {
+		many = append(many, NewMessage(t, c, ct))
+	}
+	many = append(many, cloneMessage(again))
 	for _, tc := range []struct {
 		name string
 		call []domain.Message
 	}{
 		{"an id stored already", []domain.Message{NewMessage(t, c, ct), again, NewMessage(t, c, ct)}},
 		{"an id twice in the call", []domain.Message{twice, NewMessage(t, c, ct), cloneMessage(twice)}},
+		{"an id stored already after 150 new ones", many},
 	} {
 		mustBe(t, "CreateMessages with "+tc.name, s.CreateMessages(f.ctx, tc.call...), domain.ErrConflict)
 		for _, m := range tc.call {
