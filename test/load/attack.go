@@ -59,12 +59,20 @@ type phase struct {
 	kinds    map[string]int // error text or status -> count
 	asked    int            // the paced rate asked for; 0 at saturation
 	capped   bool           // stopped by -max-requests before its duration
+	cpu      cpuUse         // CPU time the phase took, by process
 }
 
-// measure runs the three phases against t. prof, when not nil, profiles the
-// server during the saturation phase.
-func measure(o options, t target, prof *profiler) (report, error) {
+// measure runs the three phases against t, reading the CPU time of each
+// with m. prof, when not nil, profiles the server during the saturation
+// phase.
+func measure(o options, t target, m cpuMeter, prof *profiler) (report, error) {
 	r := report{name: t.name}
+	attack := func(label string, tr vegeta.Targeter, rate vegeta.Rate, d time.Duration, conns int, want int) phase {
+		before := m.sample()
+		p := attack(label, tr, rate, d, conns, want)
+		p.cpu = m.sample().since(before)
+		return p
+	}
 	var sent atomic.Uint64 // send requests issued so far, over both send phases
 	send := sendTargeter(t, &sent)
 

@@ -51,7 +51,11 @@
 //
 // Only 202 (sends) and 200 (lookups) count as successes: req/s, p50 and p99
 // are over those, and anything else is counted as an error. It also reports
-// each herald's peak resident set (VmHWM) and, with -cpuprofile DIR, writes
+// the CPU time each answered request took at saturation, by process (herald,
+// PostgreSQL's processes, and this one: the load generator, the floor's
+// handler and the fake Cloud API), read from /proc, and how many cores the
+// goal's rate (0.35 × the floor) would need at those costs; each herald's
+// peak resident set (VmHWM); and, with -cpuprofile DIR, it writes
 // a CPU profile of each herald's send saturation phase to
 // DIR/cpu-sqlite.pprof and DIR/cpu-postgres.pprof, fetched from the
 // profiler herald serves on HERALD_DEBUG_ADDR. The results are printed as

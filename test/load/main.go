@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -145,7 +146,7 @@ func measureAll(o options, dir string) ([]report, error) {
 
 	var reports []report
 	r, err := measure(o, target{name: "floor (no storage)", base: "http://" + floor.Addr().String(),
-		token: sqlite.token, campaign: sqlite.campaign}, nil)
+		token: sqlite.token, campaign: sqlite.campaign}, cpuMeter{}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +190,8 @@ func measureHerald(o options, h *heraldTarget) (report, error) {
 	if o.cpuProfile != "" {
 		prof = &profiler{debugAddr: srv.debugAddr, path: filepath.Join(o.cpuProfile, "cpu-"+h.slug+".pprof")}
 	}
-	r, err := measure(o, t, prof)
+	m := cpuMeter{server: srv.cmd.Process.Pid, database: strings.HasPrefix(h.databaseURL, "postgres")}
+	r, err := measure(o, t, m, prof)
 	if err == nil {
 		// VmHWM is the process's peak resident set; it must be read while
 		// the process still exists.

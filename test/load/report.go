@@ -36,8 +36,55 @@ func printReport(w io.Writer, o options, reports []report) {
 				r.name, p.title(), p.rate, ratio(p.rate, floor), ms(p.p50), ms(p.p99), p.errors)
 		}
 	}
+	printCPU(w, reports)
 	printMemory(w, reports[1:])
 	printNotes(w, reports)
+}
+
+// sendGoal is the share of the floor's saturated send rate Herald aims for.
+const sendGoal = 0.35
+
+// printCPU writes the CPU time each answered request took at saturation, by
+// process, and what the goal's rate would need at those costs. It writes
+// nothing where /proc could not be read.
+func printCPU(w io.Writer, reports []report) {
+	if reports[0].send.cpu.busy == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\n| target | phase | herald CPU/req | PostgreSQL CPU/req | load process CPU/req | machine busy |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|")
+	for i, r := range reports {
+		for _, p := range []phase{r.send, r.lookup} {
+			if p.label == "" {
+				continue
+			}
+			server, database := "–", "–"
+			if i > 0 {
+				server = us(perRequest(p.cpu.server, p.ok))
+			}
+			if p.cpu.database > 0 {
+				database = us(perRequest(p.cpu.database, p.ok))
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.0f%% |\n", r.name, p.title(), server, database,
+				us(perRequest(p.cpu.load, p.ok)), 100*p.cpu.busy)
+		}
+	}
+	goal := sendGoal * reports[0].send.rate
+	fmt.Fprintf(w, "\nAt %.2f × the floor (%.0f sends/s), the CPU per send measured at saturation would take", sendGoal, goal)
+	var parts []string
+	for _, r := range reports[1:] {
+		if r.send.ok == 0 {
+			continue
+		}
+		c := r.send.cpu
+		perSend := perRequest(c.server+c.database+c.load, r.send.ok)
+		parts = append(parts, fmt.Sprintf(" %.2f cores for %s", goal*perSend.Seconds(), r.name))
+	}
+	fmt.Fprintf(w, "%s; the machine has %d.\n", strings.Join(parts, ","), runtime.NumCPU())
+}
+
+func us(d time.Duration) string {
+	return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
 }
 
 // modeLine says which key mode drove the load and so what herald did with
