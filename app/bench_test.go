@@ -16,6 +16,7 @@ import (
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
+	"github.com/heraldhq/herald/test/cpustat"
 	"github.com/heraldhq/herald/test/fakemeta"
 	"github.com/heraldhq/herald/test/testenv"
 )
@@ -198,6 +199,24 @@ func BenchmarkSendGuards(b *testing.B) {
 // an HTTP server under load calls it, on SQLite (synchronous=FULL) and on
 // PostgreSQL when HERALD_TEST_POSTGRES_URL is set. Concurrent sends share
 // durable commits (group commit); ns/op is wall time per accepted send.
+// reportCPU reads the CPU time used so far and returns a func that reports,
+// beside the wall time per operation, the CPU time each operation took in
+// this process and, with postgres, in the PostgreSQL server's processes. On
+// a shared machine the CPU an operation takes says more about its cost than
+// how long it waited. The readings (from /proc) are outside the timer.
+func reportCPU(b *testing.B, postgres bool) func() {
+	b.StopTimer()
+	self, server := cpustat.Process(os.Getpid()), cpustat.Postgres()
+	b.StartTimer()
+	return func() {
+		b.StopTimer()
+		b.ReportMetric(float64(cpustat.Process(os.Getpid())-self)/float64(b.N), "cpu-ns/op")
+		if postgres {
+			b.ReportMetric(float64(cpustat.Postgres()-server)/float64(b.N), "postgres-cpu-ns/op")
+		}
+	}
+}
+
 func BenchmarkSendConcurrent(b *testing.B) {
 	stores := map[string]func(b *testing.B) *sqlstore.Store{"sqlite": sqliteStore}
 	if os.Getenv("HERALD_TEST_POSTGRES_URL") != "" {
@@ -222,6 +241,7 @@ func BenchmarkSendConcurrent(b *testing.B) {
 			h, p, campaign := benchSender(b, open(b), app.Config{})
 			var n atomic.Int64
 			b.SetParallelism(64 / runtime.GOMAXPROCS(0))
+			defer reportCPU(b, name == "postgres")()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					i := n.Add(1)
