@@ -68,7 +68,7 @@ func TestAcceptedMessagesSurviveKills(t *testing.T) {
 		if round < rounds-1 {
 			// Kill in the middle of the stream, once a good part of this
 			// round's sends have reached Meta.
-			for len(fake.Requests()) < before+perRound/3 {
+			for fake.RequestCount() < before+perRound/3 {
 				select {
 				case <-fake.Arrived():
 				case <-time.After(30 * time.Second):

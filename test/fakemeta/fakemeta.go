@@ -189,6 +189,14 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
+// RequestCount is len(Requests()) without the copy, for loops that wait
+// for sends to arrive.
+func (s *Server) RequestCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.requests)
+}
+
 // Accepted returns the sends the fake accepted, with their wamids, whether
 // or not the answer reached the client (Fault.AfterAccept).
 func (s *Server) Accepted() []Request {

@@ -184,3 +184,27 @@ func TestCheckResponseRejectsWrongShapes(t *testing.T) {
 		t.Error("an unknown path passed")
 	}
 }
+
+func TestRequestCountCountsEverySendReceived(t *testing.T) {
+	fake := newFake(t)
+	post := func(body string) {
+		req, err := http.NewRequest(http.MethodPost, fake.URL+"/"+fake.PhoneNumberID+"/messages", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+fake.Token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	if n := fake.RequestCount(); n != 0 {
+		t.Fatalf("RequestCount before any send = %d, want 0", n)
+	}
+	post(`{"messaging_product":"whatsapp"}`) // refused, but received
+	post(`not json`)
+	if n, all := fake.RequestCount(), len(fake.Requests()); n != 2 || all != 2 {
+		t.Errorf("RequestCount = %d and len(Requests()) = %d after two sends, want 2 and 2", n, all)
+	}
+}

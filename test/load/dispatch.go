@@ -80,12 +80,12 @@ func dispatchRun(dir string, n, mps, concurrency int, latency time.Duration) err
 	done := make(chan struct{})
 	go func() { dsp.Run(runCtx); close(done) }()
 	deadline := time.After(5 * time.Minute)
-	for len(fake.Requests()) < n {
+	for fake.RequestCount() < n {
 		select {
 		case <-fake.Arrived():
 		case <-deadline:
 			stop()
-			return fmt.Errorf("only %d of %d messages reached the fake in 5 minutes", len(fake.Requests()), n)
+			return fmt.Errorf("only %d of %d messages reached the fake in 5 minutes", fake.RequestCount(), n)
 		}
 	}
 	elapsed := time.Since(start)
