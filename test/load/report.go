@@ -70,7 +70,6 @@ func printCPU(w io.Writer, reports []report) {
 		}
 	}
 	goal := sendGoal * reports[0].send.rate
-	fmt.Fprintf(w, "\nAt %.2f × the floor (%.0f sends/s), the CPU per send measured at saturation would take", sendGoal, goal)
 	var parts []string
 	for _, r := range reports[1:] {
 		if r.send.ok == 0 {
@@ -78,9 +77,12 @@ func printCPU(w io.Writer, reports []report) {
 		}
 		c := r.send.cpu
 		perSend := perRequest(c.server+c.database+c.load, r.send.ok)
-		parts = append(parts, fmt.Sprintf(" %.2f cores for %s", goal*perSend.Seconds(), r.name))
+		parts = append(parts, fmt.Sprintf("%.2f cores for %s", goal*perSend.Seconds(), r.name))
 	}
-	fmt.Fprintf(w, "%s; the machine has %d.\n", strings.Join(parts, ","), runtime.NumCPU())
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "\nAt %.2f × the floor (%.0f sends/s), the CPU per send measured at saturation would take %s; the machine has %d.\n",
+			sendGoal, goal, strings.Join(parts, ", "), runtime.NumCPU())
+	}
 }
 
 func us(d time.Duration) string {
