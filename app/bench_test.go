@@ -195,10 +195,6 @@ func BenchmarkSendGuards(b *testing.B) {
 	})
 }
 
-// BenchmarkSendConcurrent is send-campaign from 64 concurrent callers, as
-// an HTTP server under load calls it, on SQLite (synchronous=FULL) and on
-// PostgreSQL when HERALD_TEST_POSTGRES_URL is set. Concurrent sends share
-// durable commits (group commit); ns/op is wall time per accepted send.
 // reportCPU reads the CPU time used so far and returns a func that reports,
 // beside the wall time per operation, the CPU time each operation took in
 // this process and, with postgres, in the PostgreSQL server's processes. On
@@ -217,6 +213,11 @@ func reportCPU(b *testing.B, postgres bool) func() {
 	}
 }
 
+// BenchmarkSendConcurrent is send-campaign from 64 concurrent callers, as
+// an HTTP server under load calls it, on SQLite (synchronous=FULL) and on
+// PostgreSQL when HERALD_TEST_POSTGRES_URL is set. Concurrent sends share
+// durable commits (group commit); ns/op is wall time per accepted send, and
+// cpu-ns/op (and postgres-cpu-ns/op) the CPU it took (reportCPU).
 func BenchmarkSendConcurrent(b *testing.B) {
 	stores := map[string]func(b *testing.B) *sqlstore.Store{"sqlite": sqliteStore}
 	if os.Getenv("HERALD_TEST_POSTGRES_URL") != "" {
