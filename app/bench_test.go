@@ -202,11 +202,11 @@ func BenchmarkSendGuards(b *testing.B) {
 // how long it waited. The readings (from /proc) are outside the timer.
 func reportCPU(b *testing.B, postgres bool) func() {
 	b.StopTimer()
-	self, server := cpustat.Process(os.Getpid()), cpustat.Postgres()
+	self, server := cpustat.Self(), cpustat.Postgres()
 	b.StartTimer()
 	return func() {
 		b.StopTimer()
-		b.ReportMetric(float64(cpustat.Process(os.Getpid())-self)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cpustat.Self()-self)/float64(b.N), "cpu-ns/op")
 		if postgres {
 			b.ReportMetric(float64(cpustat.Postgres()-server)/float64(b.N), "postgres-cpu-ns/op")
 		}

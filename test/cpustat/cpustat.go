@@ -11,12 +11,23 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
 // clockTick is the unit of the CPU times in /proc (USER_HZ), 100 per second
 // on every Linux architecture Go supports.
 const clockTick = 10 * time.Millisecond
+
+// Self is the user and system time of this process so far, to the
+// microsecond (getrusage), or 0 if it cannot be read.
+func Self() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // Process is the user and system time of a process, all its threads together
 // (fields 14 and 15 of /proc/PID/stat), or 0 if it cannot be read.

@@ -24,7 +24,7 @@ func TestProcessGrowsWithWorkDone(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("no /proc on this system")
 	}
-	before := Process(os.Getpid())
+	before, self := Process(os.Getpid()), Self()
 	// Spin until the kernel has charged this process another tick or two,
 	// bounded so a reader that never moves fails instead of hanging.
 	deadline := time.Now().Add(5 * time.Second)
@@ -32,6 +32,9 @@ func TestProcessGrowsWithWorkDone(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("Process stayed at %s after 5 s of work", Process(os.Getpid()))
 		}
+	}
+	if used := Self() - self; used < clockTick {
+		t.Errorf("Self rose by %s while /proc charged this process %s or more, want about as much", used, 2*clockTick)
 	}
 	if busy, total := Machine(); busy <= 0 || total < busy {
 		t.Errorf("Machine = %s busy of %s; want 0 < busy <= total", busy, total)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"time"
 
 	"github.com/heraldhq/herald/test/cpustat"
@@ -28,7 +27,7 @@ type cpuUse struct {
 }
 
 func (m cpuMeter) sample() cpuSample {
-	s := cpuSample{load: cpustat.Process(os.Getpid())}
+	s := cpuSample{load: cpustat.Self()}
 	if m.server != 0 {
 		s.server = cpustat.Process(m.server)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/heraldhq/herald/adapters/sandbox"
@@ -14,6 +13,7 @@ import (
 	"github.com/heraldhq/herald/adapters/whatsapp"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/test/cpustat"
 	"github.com/heraldhq/herald/test/fakemeta"
 )
 
@@ -74,7 +74,7 @@ func dispatchRun(dir string, n, mps, concurrency int, latency time.Duration) err
 	dsp := app.NewDispatcher(st, st, app.Senders{Live: live, Sandbox: sb}, clock, ids, nil,
 		app.Config{LiveMPS: mps, DispatchConcurrency: concurrency, DispatchBatch: 200, DispatchPoll: 10 * time.Millisecond}, obs)
 
-	cpu0 := cpuTime()
+	cpu0 := cpustat.Self()
 	start := time.Now()
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -91,15 +91,9 @@ func dispatchRun(dir string, n, mps, concurrency int, latency time.Duration) err
 	elapsed := time.Since(start)
 	stop()
 	<-done
-	cpu := cpuTime() - cpu0
+	cpu := cpustat.Self() - cpu0
 	out, _ := json.Marshal(map[string]any{"messages": n, "latency": latency.String(), "mps_setting": mps, "concurrency": concurrency,
 		"msg_per_s": float64(n) / elapsed.Seconds(), "cpu_s_per_1000": cpu.Seconds() / float64(n) * 1000})
 	fmt.Printf("dispatch to fake Cloud API: %s\n", out)
 	return nil
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
