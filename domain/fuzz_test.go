@@ -74,6 +74,9 @@ func FuzzParsePhoneNumber(f *testing.F) {
 		if again, err := domain.ParsePhoneNumber(p.String()); err != nil || again != p {
 			t.Fatalf("%q does not parse again: %v", s, err)
 		}
+		if !libphonenumberAccepts(s) {
+			t.Fatalf("accepted %q, which libphonenumber's parser refuses", s)
+		}
 	})
 }
 
