@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +32,7 @@ func serve(e env, args []string) error {
 	if err != nil {
 		return err
 	}
+	gogc := setGCPercent(e.getenv)
 	var (
 		log  *zap.Logger
 		keys *app.ListKeysHandler
@@ -38,7 +41,7 @@ func serve(e env, args []string) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	logStart(log, c.cfg)
+	logStart(log, c.cfg, gogc)
 	if err := a.Start(e.ctx); err != nil {
 		return err
 	}
@@ -57,15 +60,34 @@ func serve(e env, args []string) error {
 // leased when it runs out are claimed again once their lease expires.
 const stopTimeout = 30 * time.Second
 
-func logStart(log *zap.Logger, cfg *Config) {
+// defaultGCPercent is the garbage collector's target (GOGC) of a server
+// whose environment sets none. Herald's live heap is small (caches, buffers,
+// the requests in flight), so at Go's default of 100 the collector runs many
+// times a second under load: about a tenth of the CPU of a send. Twice the
+// default takes most of that back for a few MiB more of peak memory
+// (docs/benchmarks.md, 2026-11-24, a fifth session).
+const defaultGCPercent = 200
+
+// setGCPercent sets the collector's target to defaultGCPercent unless the
+// environment chose one with GOGC, which Go's runtime has then applied, and
+// returns the target in force, for the log.
+func setGCPercent(getenv func(string) string) string {
+	if v := getenv("GOGC"); v != "" {
+		return v
+	}
+	debug.SetGCPercent(defaultGCPercent)
+	return strconv.Itoa(defaultGCPercent)
+}
+
+func logStart(log *zap.Logger, cfg *Config, gogc string) {
 	settings := cfg.masked()
 	names := make([]string, 0, len(settings))
 	for k := range settings {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	fields := make([]zap.Field, 0, len(names)+1)
-	fields = append(fields, zap.String("version", version))
+	fields := make([]zap.Field, 0, len(names)+2)
+	fields = append(fields, zap.String("version", version), zap.String("gogc", gogc))
 	for _, k := range names {
 		fields = append(fields, zap.String(strings.ToLower(k), settings[k]))
 	}
