@@ -43,7 +43,8 @@ func NewLogInHandler(operators ports.OperatorRepository, passwords ports.Passwor
 // Handle checks the address and password and stores a new session. A wrong
 // address and a wrong password are the same domain.ErrInvalidCredentials,
 // and take the same time: an unknown address is checked against a decoy
-// hash.
+// hash. When the hasher has no room for the check, both are
+// ports.ErrTooManyPasswordChecks.
 func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (SignedIn, error) {
 	return observe(ctx, h.obs, "log_in", func(ctx context.Context) (SignedIn, error) {
 		o, err := h.operator(ctx, cmd.Email)
@@ -54,11 +55,13 @@ func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (SignedIn, error) 
 		if hash == "" {
 			hash = h.decoyHash()
 		}
-		ok, checkErr := h.passwords.CheckPassword(hash, cmd.Password)
-		if err == nil && checkErr != nil {
+		ok, checkErr := h.passwords.CheckPassword(ctx, hash, cmd.Password)
+		switch {
+		case errors.Is(checkErr, ports.ErrTooManyPasswordChecks):
+			return SignedIn{}, checkErr // nothing was checked, whatever the address
+		case err == nil && checkErr != nil:
 			return SignedIn{}, checkErr // a stored hash that cannot be read
-		}
-		if err != nil || !ok {
+		case err != nil || !ok:
 			return SignedIn{}, domain.ErrInvalidCredentials
 		}
 		tok, err := h.ids.NewSessionToken()

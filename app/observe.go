@@ -44,6 +44,8 @@ func observe[R any](ctx context.Context, o *Observer, name string, fn func(conte
 		}
 	case errors.Is(err, ports.ErrUnavailable):
 		o.log.Warn("use case unavailable", append(fields, zap.Error(err))...)
+	case errors.Is(err, ports.ErrTooManyPasswordChecks):
+		o.log.Warn("use case refused: too many password checks at once", fields...)
 	case errors.Is(err, context.Canceled):
 		o.log.Debug("use case canceled", fields...)
 	default:

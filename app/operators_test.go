@@ -9,6 +9,7 @@ import (
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
 )
 
@@ -16,7 +17,7 @@ func TestOperatorSignsInUntilTheSessionEnds(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	o, err := app.NewCreateOperatorHandler(f.st, f.st, system.Passwords{}, f.def, f.clock, f.ids).Handle(ctx,
+	o, err := app.NewCreateOperatorHandler(f.st, f.st, system.NewPasswords(system.PasswordConfig{}), f.def, f.clock, f.ids).Handle(ctx,
 		app.CreateOperator{Email: "Ops@Example.com", Password: "correct horse battery"})
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +25,7 @@ func TestOperatorSignsInUntilTheSessionEnds(t *testing.T) {
 	if o.Email != "ops@example.com" || o.Workspace != f.principal.Workspace || o.PasswordHash == "correct horse battery" {
 		t.Fatalf("operator %+v: want the normalised address, the default workspace and a hash", o)
 	}
-	h := app.NewLogInHandler(f.st, system.Passwords{}, f.clock, f.ids, app.NewObserver(nil))
+	h := app.NewLogInHandler(f.st, system.NewPasswords(system.PasswordConfig{}), f.clock, f.ids, app.NewObserver(nil))
 	for _, bad := range []app.LogIn{
 		{Email: "ops@example.com", Password: "correct horse batteries"},
 		{Email: "nobody@example.com", Password: "correct horse battery"},
@@ -66,7 +67,7 @@ func TestCreateOperatorRefusals(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	h := app.NewCreateOperatorHandler(f.st, f.st, system.Passwords{}, f.def, f.clock, f.ids)
+	h := app.NewCreateOperatorHandler(f.st, f.st, system.NewPasswords(system.PasswordConfig{}), f.def, f.clock, f.ids)
 	if _, err := h.Handle(ctx, app.CreateOperator{Email: "ops@example.com", Password: "correct horse battery"}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestLogInHidesAnUnreadableHashAsNothing(t *testing.T) {
 	ctx := context.Background()
 	hasher := &portsmock.PasswordHasherMock{
 		HashPasswordFunc:  func(string) (string, error) { return "stored", nil },
-		CheckPasswordFunc: func(string, string) (bool, error) { return false, errors.New("hash is not argon2id") },
+		CheckPasswordFunc: func(context.Context, string, string) (bool, error) { return false, errors.New("hash is not argon2id") },
 	}
 	if _, err := app.NewCreateOperatorHandler(f.st, f.st, hasher, f.def, f.clock, f.ids).Handle(ctx,
 		app.CreateOperator{Email: "ops@example.com", Password: "correct horse battery"}); err != nil {
@@ -104,6 +105,31 @@ func TestLogInHidesAnUnreadableHashAsNothing(t *testing.T) {
 		app.LogIn{Email: "ops@example.com", Password: "correct horse battery"})
 	if err == nil || errors.Is(err, domain.ErrInvalidCredentials) {
 		t.Fatalf("a stored hash that cannot be read: %v; want that error, not a wrong-password answer", err)
+	}
+}
+
+// TestLogInPassesOnAFullHasher: when the hasher has no room for the check,
+// a known and an unknown address both get ErrTooManyPasswordChecks, not a
+// wrong-password answer that would tell them apart.
+func TestLogInPassesOnAFullHasher(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	hasher := &portsmock.PasswordHasherMock{
+		HashPasswordFunc: func(string) (string, error) { return "stored", nil },
+		CheckPasswordFunc: func(context.Context, string, string) (bool, error) {
+			return false, ports.ErrTooManyPasswordChecks
+		},
+	}
+	if _, err := app.NewCreateOperatorHandler(f.st, f.st, hasher, f.def, f.clock, f.ids).Handle(ctx,
+		app.CreateOperator{Email: "ops@example.com", Password: "correct horse battery"}); err != nil {
+		t.Fatal(err)
+	}
+	h := app.NewLogInHandler(f.st, hasher, f.clock, f.ids, app.NewObserver(nil))
+	for _, email := range []string{"ops@example.com", "nobody@example.com"} {
+		if _, err := h.Handle(ctx, app.LogIn{Email: email, Password: "correct horse battery"}); !errors.Is(err, ports.ErrTooManyPasswordChecks) {
+			t.Errorf("%s with a full hasher: %v; want ErrTooManyPasswordChecks", email, err)
+		}
 	}
 }
 

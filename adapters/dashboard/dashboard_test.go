@@ -49,7 +49,7 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		createCampaign: app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids),
 		syncContact:    app.NewSyncContactHandler(st, clock, ids, obs),
 	}
-	if _, err := app.NewCreateOperatorHandler(st, st, system.Passwords{}, def, clock, ids).Handle(ctx,
+	if _, err := app.NewCreateOperatorHandler(st, st, system.NewPasswords(system.PasswordConfig{}), def, clock, ids).Handle(ctx,
 		app.CreateOperator{Email: email, Password: password}); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 	}
 	e.other = other.ID
 	e.deps = dashboard.Deps{
-		LogIn:            app.NewLogInHandler(st, system.Passwords{}, clock, ids, obs),
+		LogIn:            app.NewLogInHandler(st, system.NewPasswords(system.PasswordConfig{}), clock, ids, obs),
 		ListKeys:         app.NewListKeysHandler(st, st, def),
 		CreateKey:        e.createKey,
 		RevokeKey:        app.NewRevokeKeyHandler(st, st, def, auth, clock),

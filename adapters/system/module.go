@@ -7,11 +7,11 @@ import (
 )
 
 // Module provides the real clock, the identifier generator and the
-// password hasher.
+// password hasher. It needs a PasswordConfig.
 var Module = fx.Module("system",
 	fx.Provide(
 		fx.Annotate(func() Clock { return Clock{} }, fx.As(new(ports.Clock))),
 		fx.Annotate(NewIDs, fx.As(new(ports.IDGenerator))),
-		fx.Annotate(func() Passwords { return Passwords{} }, fx.As(new(ports.PasswordHasher))),
+		fx.Annotate(NewPasswords, fx.As(new(ports.PasswordHasher))),
 	),
 )

@@ -1,6 +1,7 @@
 package system_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -9,7 +10,7 @@ import (
 
 func TestPasswordHashesCheckOnlyTheirPassword(t *testing.T) {
 	t.Parallel()
-	var p system.Passwords
+	p := system.NewPasswords(system.PasswordConfig{})
 	const pw = "correct horse battery staple"
 	h1, err := p.HashPassword(pw)
 	if err != nil {
@@ -29,7 +30,7 @@ func TestPasswordHashesCheckOnlyTheirPassword(t *testing.T) {
 		pw   string
 		want bool
 	}{{pw, true}, {pw + " ", false}, {"Correct horse battery staple", false}, {"", false}} {
-		ok, err := p.CheckPassword(h1, tc.pw)
+		ok, err := p.CheckPassword(context.Background(), h1, tc.pw)
 		if err != nil || ok != tc.want {
 			t.Errorf("CheckPassword(%q) = %v, %v; want %v", tc.pw, ok, err, tc.want)
 		}
@@ -38,7 +39,7 @@ func TestPasswordHashesCheckOnlyTheirPassword(t *testing.T) {
 
 func TestUnreadablePasswordHashesAreErrors(t *testing.T) {
 	t.Parallel()
-	var p system.Passwords
+	p := system.NewPasswords(system.PasswordConfig{})
 	good, err := p.HashPassword("a long enough password")
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +52,7 @@ func TestUnreadablePasswordHashesAreErrors(t *testing.T) {
 		strings.Replace(good, "m=32768", "m=99999999", 1),
 		good[:strings.LastIndex(good, "$")] + "$!!!",
 	} {
-		if ok, err := p.CheckPassword(h, "a long enough password"); err == nil || ok {
+		if ok, err := p.CheckPassword(context.Background(), h, "a long enough password"); err == nil || ok {
 			t.Errorf("CheckPassword(%q) = %v, %v; want an error", h, ok, err)
 		}
 	}

@@ -22,7 +22,7 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c.Addr != "127.0.0.1:8080" || c.DatabaseURL != "sqlite:herald.db" || c.RateLimit != 50 || c.RateBurst != 100 ||
 		c.WhatsAppMPS != 80 || c.KeyCacheTTL != 30*time.Second || c.LogFormat != "json" || c.MediaAllowHTTP ||
-		c.WhatsAppAPIURL != "https://graph.facebook.com/v24.0" {
+		c.WhatsAppAPIURL != "https://graph.facebook.com/v24.0" || c.DashboardMaxPasswordChecks != 4 {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
@@ -56,6 +56,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		"HERALD_RATE_LIMIT": "-1", "HERALD_MEDIA_ALLOW_HTTP": "maybe", "HERALD_ADDR": "localhost",
 		"HERALD_DATABASE_URL": "mysql://herald:pw@db/herald", "HERALD_WHATSAPP_API_URL": "graph.facebook.com",
 		"HERALD_LOG_LEVEL": "loud", "HERALD_RATE_BURST": "1.5", "HERALD_SANDBOX_STEP_DELAY": "0s",
+		"HERALD_DASHBOARD_MAX_PASSWORD_CHECKS": "0",
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), []string{"serve"}, envOf(map[string]string{env: val}), nil, io.Discard, &stderr)

@@ -51,6 +51,7 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 				TemplateRefresh: cfg.TemplateRefresh, OptKeywords: keywords, Media: cfg.media().Policy(),
 				DailySendCap: cfg.DailySendCap},
 			whatsapp.WebhookConfig{AppSecrets: splitList(cfg.WhatsAppAppSecret), VerifyToken: cfg.WhatsAppVerifyToken},
+			system.PasswordConfig{MaxChecks: cfg.DashboardMaxPasswordChecks},
 			cfg.media(),
 		),
 		zaplog.Module,

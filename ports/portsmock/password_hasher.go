@@ -4,6 +4,7 @@
 package portsmock
 
 import (
+	"context"
 	"github.com/heraldhq/herald/ports"
 	"sync"
 )
@@ -18,7 +19,7 @@ var _ ports.PasswordHasher = &PasswordHasherMock{}
 //
 //		// make and configure a mocked ports.PasswordHasher
 //		mockedPasswordHasher := &PasswordHasherMock{
-//			CheckPasswordFunc: func(hash string, pw string) (bool, error) {
+//			CheckPasswordFunc: func(ctx context.Context, hash string, pw string) (bool, error) {
 //				panic("mock out the CheckPassword method")
 //			},
 //			HashPasswordFunc: func(pw string) (string, error) {
@@ -32,7 +33,7 @@ var _ ports.PasswordHasher = &PasswordHasherMock{}
 //	}
 type PasswordHasherMock struct {
 	// CheckPasswordFunc mocks the CheckPassword method.
-	CheckPasswordFunc func(hash string, pw string) (bool, error)
+	CheckPasswordFunc func(ctx context.Context, hash string, pw string) (bool, error)
 
 	// HashPasswordFunc mocks the HashPassword method.
 	HashPasswordFunc func(pw string) (string, error)
@@ -41,6 +42,8 @@ type PasswordHasherMock struct {
 	calls struct {
 		// CheckPassword holds details about calls to the CheckPassword method.
 		CheckPassword []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
 			// Hash is the hash argument value.
 			Hash string
 			// Pw is the pw argument value.
@@ -57,21 +60,23 @@ type PasswordHasherMock struct {
 }
 
 // CheckPassword calls CheckPasswordFunc.
-func (mock *PasswordHasherMock) CheckPassword(hash string, pw string) (bool, error) {
+func (mock *PasswordHasherMock) CheckPassword(ctx context.Context, hash string, pw string) (bool, error) {
 	if mock.CheckPasswordFunc == nil {
 		panic("PasswordHasherMock.CheckPasswordFunc: method is nil but PasswordHasher.CheckPassword was just called")
 	}
 	callInfo := struct {
+		Ctx  context.Context
 		Hash string
 		Pw   string
 	}{
+		Ctx:  ctx,
 		Hash: hash,
 		Pw:   pw,
 	}
 	mock.lockCheckPassword.Lock()
 	mock.calls.CheckPassword = append(mock.calls.CheckPassword, callInfo)
 	mock.lockCheckPassword.Unlock()
-	return mock.CheckPasswordFunc(hash, pw)
+	return mock.CheckPasswordFunc(ctx, hash, pw)
 }
 
 // CheckPasswordCalls gets all the calls that were made to CheckPassword.
@@ -79,10 +84,12 @@ func (mock *PasswordHasherMock) CheckPassword(hash string, pw string) (bool, err
 //
 //	len(mockedPasswordHasher.CheckPasswordCalls())
 func (mock *PasswordHasherMock) CheckPasswordCalls() []struct {
+	Ctx  context.Context
 	Hash string
 	Pw   string
 } {
 	var calls []struct {
+		Ctx  context.Context
 		Hash string
 		Pw   string
 	}
