@@ -60,11 +60,11 @@ func (h *dash) newCampaignWith(w http.ResponseWriter, r *http.Request, status in
 // ("synced:NAME:LANGUAGE") or one defined here, for the sandbox or ahead of
 // a sync.
 func (h *dash) createCampaign(w http.ResponseWriter, r *http.Request) {
-	f := campaignForm{Name: r.PostFormValue("name"), Source: r.PostFormValue("source"),
-		TemplateName: strings.TrimSpace(r.PostFormValue("templateName")), Language: strings.TrimSpace(r.PostFormValue("language")),
-		HeaderFormat: r.PostFormValue("headerFormat"), HeaderText: r.PostFormValue("headerText"),
-		Body: r.PostFormValue("body"), Footer: r.PostFormValue("footer"), Labels: r.PostFormValue("labels"),
-		Activate: r.PostFormValue("activate") != ""}
+	f := campaignForm{Name: r.PostForm.Get("name"), Source: r.PostForm.Get("source"),
+		TemplateName: strings.TrimSpace(r.PostForm.Get("templateName")), Language: strings.TrimSpace(r.PostForm.Get("language")),
+		HeaderFormat: r.PostForm.Get("headerFormat"), HeaderText: r.PostForm.Get("headerText"),
+		Body: r.PostForm.Get("body"), Footer: r.PostForm.Get("footer"), Labels: r.PostForm.Get("labels"),
+		Activate: r.PostForm.Get("activate") != ""}
 	cmd := app.CreateCampaign{Workspace: string(operator(r).session.Workspace), Name: f.Name,
 		VariableLabels: lines(f.Labels), Activate: f.Activate}
 	var err error
@@ -162,8 +162,7 @@ func (h *dash) campaignWith(w http.ResponseWriter, r *http.Request, status int, 
 }
 
 func (h *dash) editCampaign(w http.ResponseWriter, r *http.Request) {
-	_ = r.ParseForm()
-	edit := campaignPage{Name: r.PostFormValue("name"), Labels: r.PostForm["label"]}
+	edit := campaignPage{Name: r.PostForm.Get("name"), Labels: r.PostForm["label"]}
 	_, err := h.d.EditCampaign.Handle(r.Context(), app.EditCampaign{Workspace: operator(r).session.Workspace,
 		CampaignID: r.PathValue("id"), Name: edit.Name, VariableLabels: edit.Labels})
 	if msg := formError(err); msg != "" {
@@ -178,7 +177,7 @@ func (h *dash) editCampaign(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *dash) changeStatus(w http.ResponseWriter, r *http.Request) {
-	to, err := domain.ParseCampaignStatus(r.PostFormValue("to"))
+	to, err := domain.ParseCampaignStatus(r.PostForm.Get("to"))
 	if err == nil {
 		_, err = h.d.ChangeStatus.Handle(r.Context(), app.ChangeCampaignStatus{
 			Workspace: string(operator(r).session.Workspace), CampaignID: r.PathValue("id"), To: to})

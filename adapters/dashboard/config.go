@@ -6,8 +6,9 @@ type Config struct {
 	// itself is plain HTTP: for a TLS-terminating proxy in front. Requests
 	// that arrive over TLS always get a Secure cookie.
 	SecureCookie bool
-	// LoginAttemptsPerMinute bounds sign-in attempts per client address
-	// and, separately, per email address (0: 10).
+	// LoginAttemptsPerMinute bounds sign-in attempts per client (an
+	// address, or an IPv6 /64) and, over all clients, per email address
+	// (0: 10); see attempts for what happens past the second.
 	LoginAttemptsPerMinute int
 }
 

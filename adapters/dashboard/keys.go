@@ -35,7 +35,7 @@ func (h *dash) keysWith(w http.ResponseWriter, r *http.Request, status int, v vi
 // the page is not stored by the browser (Cache-Control: no-store), and the
 // list shows only identifiers.
 func (h *dash) createKey(w http.ResponseWriter, r *http.Request) {
-	p := keysPage{Name: strings.TrimSpace(r.PostFormValue("name")), Mode: r.PostFormValue("mode")}
+	p := keysPage{Name: strings.TrimSpace(r.PostForm.Get("name")), Mode: r.PostForm.Get("mode")}
 	mode, err := domain.ParseKeyMode(p.Mode)
 	if err == nil {
 		var k app.CreatedKey

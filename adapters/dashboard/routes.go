@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -36,31 +37,36 @@ type dash struct {
 }
 
 // route is one page or form target: its ServeMux pattern, whether it needs
-// a signed-in operator, and its handler.
+// a signed-in operator, for a form the largest body it takes (see form),
+// and its handler.
 type route struct {
 	pattern  string
 	signedIn bool
+	form     int64
 	handle   func(*dash, http.ResponseWriter, *http.Request)
 }
 
 // routes lists every route the dashboard serves, in one place.
 var routes = []route{
-	{"GET /dashboard/login", false, (*dash).loginPage},
-	{"POST /dashboard/login", false, (*dash).login},
-	{"POST /dashboard/logout", true, (*dash).logout},
-	{"GET /dashboard/{$}", true, (*dash).home},
-	{"GET /dashboard/keys", true, (*dash).keys},
-	{"POST /dashboard/keys", true, (*dash).createKey},
-	{"POST /dashboard/keys/{id}/revoke", true, (*dash).revokeKey},
-	{"GET /dashboard/campaigns", true, (*dash).campaigns},
-	{"GET /dashboard/campaigns/new", true, (*dash).newCampaign},
-	{"POST /dashboard/campaigns", true, (*dash).createCampaign},
-	{"GET /dashboard/campaigns/{id}", true, (*dash).campaign},
-	{"POST /dashboard/campaigns/{id}", true, (*dash).editCampaign},
-	{"POST /dashboard/campaigns/{id}/status", true, (*dash).changeStatus},
-	{"GET /dashboard/contacts", true, (*dash).contacts},
-	{"GET /dashboard/contacts/{id}", true, (*dash).contact},
+	{"GET /dashboard/login", false, 0, (*dash).loginPage},
+	{"POST /dashboard/login", false, signInFormLimit, (*dash).login},
+	{"POST /dashboard/logout", true, tokenFormLimit, (*dash).logout},
+	{"GET /dashboard/{$}", true, 0, (*dash).home},
+	{"GET /dashboard/keys", true, 0, (*dash).keys},
+	{"POST /dashboard/keys", true, keyFormLimit, (*dash).createKey},
+	{"POST /dashboard/keys/{id}/revoke", true, tokenFormLimit, (*dash).revokeKey},
+	{"GET /dashboard/campaigns", true, 0, (*dash).campaigns},
+	{"GET /dashboard/campaigns/new", true, 0, (*dash).newCampaign},
+	{"POST /dashboard/campaigns", true, campaignFormLimit, (*dash).createCampaign},
+	{"GET /dashboard/campaigns/{id}", true, 0, (*dash).campaign},
+	{"POST /dashboard/campaigns/{id}", true, campaignFormLimit, (*dash).editCampaign},
+	{"POST /dashboard/campaigns/{id}/status", true, tokenFormLimit, (*dash).changeStatus},
+	{"GET /dashboard/contacts", true, 0, (*dash).contacts},
+	{"GET /dashboard/contacts/{id}", true, 0, (*dash).contact},
 }
+
+// maxLoginBuckets bounds the sign-in limiter's memory: about 10 MiB.
+const maxLoginBuckets = 100_000
 
 //go:embed static
 var staticFiles embed.FS
@@ -72,18 +78,31 @@ func NewHandler(d Deps, cfg Config, log *zap.Logger) http.Handler {
 		log = zap.NewNop()
 	}
 	cfg = cfg.WithDefaults()
-	h := &dash{d: d, cfg: cfg, log: log, pages: mustParsePages(), logins: newAttempts(cfg.LoginAttemptsPerMinute)}
+	h := &dash{d: d, cfg: cfg, log: log, pages: mustParsePages(), logins: newAttempts(cfg.LoginAttemptsPerMinute, maxLoginBuckets)}
 	mux := http.NewServeMux()
 	for _, rt := range routes {
 		handle := rt.handle
 		var next http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(h, w, r) })
+		// A form's session is checked first, from the cookie alone; then
+		// its body's type and size, before any of it is read; then, from
+		// the parsed body, its token.
+		if strings.HasPrefix(rt.pattern, http.MethodPost+" ") {
+			if rt.form <= 0 {
+				panic("dashboard: form route " + rt.pattern + " has no body limit")
+			}
+			if rt.signedIn {
+				next = h.checkCSRF(next)
+			}
+			next = h.form(rt.form, next)
+		}
 		if rt.signedIn {
 			next = h.requireSession(next)
 		}
 		mux.Handle(rt.pattern, next)
 	}
+	// One file each: the directory itself is not listed.
 	static, _ := fs.Sub(staticFiles, "static")
-	mux.Handle("GET /dashboard/static/", http.StripPrefix("/dashboard/static/", cacheFor(http.FileServerFS(static))))
+	mux.Handle("GET /dashboard/static/{file}", http.StripPrefix("/dashboard/static/", cacheFor(http.FileServerFS(static))))
 
 	// Cross-site state changes are refused before any handler runs, from
 	// Sec-Fetch-Site or Origin; forms behind a sign-in also carry a token.

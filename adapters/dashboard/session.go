@@ -2,17 +2,12 @@ package dashboard
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"path"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/heraldhq/herald/domain"
 )
@@ -36,9 +31,10 @@ func operator(r *http.Request) signedIn {
 	return s
 }
 
-// requireSession lets a request through only with a live session; others
-// are sent to the sign-in page (and come back after it). A POST must also
-// carry the session's form token.
+// requireSession lets a request through only with a live session, named
+// by the cookie; others are sent to the sign-in page (and come back after
+// it). It reads nothing of the body: a form's token is checked after the
+// body's type and size (see checkCSRF).
 func (h *dash) requireSession(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := r.Cookie(cookieName)
@@ -63,13 +59,6 @@ func (h *dash) requireSession(next http.Handler) http.Handler {
 		}
 		tok, _ := domain.ParseSessionToken(c.Value) // the session was found by it
 		in := signedIn{session: s, csrf: tok.CSRFToken()}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			got := r.PostFormValue("csrf")
-			if subtle.ConstantTimeCompare([]byte(got), []byte(in.csrf)) != 1 {
-				h.fail(w, r, http.StatusForbidden, "This form has expired or did not come from this dashboard. Reload the page and try again.")
-				return
-			}
-		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, in)))
 	})
 }
@@ -98,49 +87,4 @@ func localPath(next string) string {
 		return "/dashboard/"
 	}
 	return u.RequestURI()
-}
-
-// attempts limits sign-in attempts per client address and per email
-// address: a token bucket each, refilled at the configured rate per minute.
-type attempts struct {
-	mu      sync.Mutex
-	perMin  int
-	buckets map[string]*rate.Limiter
-}
-
-func newAttempts(perMinute int) *attempts {
-	return &attempts{perMin: perMinute, buckets: map[string]*rate.Limiter{}}
-}
-
-// allow takes one attempt from each key's bucket; when any is empty it
-// says how long until the next attempt.
-func (a *attempts) allow(now time.Time, keys ...string) (bool, time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.buckets) > 100_000 { // forget everyone rather than grow without bound
-		a.buckets = map[string]*rate.Limiter{}
-	}
-	var wait time.Duration
-	for _, k := range keys {
-		l, ok := a.buckets[k]
-		if !ok {
-			l = rate.NewLimiter(rate.Limit(float64(a.perMin)/60), a.perMin)
-			a.buckets[k] = l
-		}
-		r := l.ReserveN(now, 1)
-		if d := r.DelayFrom(now); d > 0 {
-			r.CancelAt(now)
-			wait = max(wait, d)
-		}
-	}
-	return wait == 0, wait
-}
-
-// clientAddr is the request's peer address without the port.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
