@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"context"
+	"mime"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -24,6 +26,21 @@ func newDebugServer(lc fx.Lifecycle, addr string, log *zap.Logger) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: Config{}.WithDefaults().ReadHeaderTimeout}
+	srv := &http.Server{Addr: addr, Handler: noMultipart(mux), ReadHeaderTimeout: Config{}.WithDefaults().ReadHeaderTimeout}
 	serveOn(lc, srv, "debug ", log, func(context.Context) error { return srv.Close() })
+}
+
+// noMultipart keeps the profiler's handlers, which read their parameters
+// with FormValue, from parsing a multipart body (which writes large parts
+// to temporary files): such a request is refused before its body is read,
+// and any other body is cut at 1 MiB (symbol lookups post addresses).
+func noMultipart(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); strings.HasPrefix(mt, "multipart/") {
+			http.Error(w, "multipart bodies are not accepted", http.StatusUnsupportedMediaType)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+		next.ServeHTTP(w, r)
+	})
 }

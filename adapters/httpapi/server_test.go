@@ -1,7 +1,10 @@
 package httpapi_test
 
 import (
+	"bytes"
+	"mime/multipart"
 	"net/http"
+	"strings"
 	"testing"
 
 	"go.uber.org/fx"
@@ -48,6 +51,22 @@ func TestDebugServer(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s = %d, want 200", url, res.StatusCode)
+	}
+	// Its handlers read parameters with FormValue: a multipart body, which
+	// that would parse into temporary files, is refused unread.
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	f, _ := mw.CreateFormFile("upload", "big.bin")
+	f.Write(make([]byte, 1<<20))
+	mw.Close()
+	goroutines := strings.TrimSuffix(url, "cmdline") + "goroutine"
+	res, err = http.Post(goroutines, mw.FormDataContentType(), &form)
+	if err != nil {
+		t.Fatalf("POST %s: %v", goroutines, err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnsupportedMediaType {
+		t.Fatalf("a multipart POST %s = %d, want 415", goroutines, res.StatusCode)
 	}
 	app.RequireStop()
 	if _, err := http.Get(url); err == nil {
