@@ -194,7 +194,7 @@ func (h *dash) changeStatus(w http.ResponseWriter, r *http.Request) {
 }
 
 // preview renders a template's body with each {{n}} marked and named by
-// its label; everything else is escaped text.
+// its label (isolated, see bidi.go); everything else is escaped text.
 func preview(t domain.Template) template.HTML {
 	var b strings.Builder
 	rest := t.Body
@@ -204,16 +204,16 @@ func preview(t domain.Template) template.HTML {
 		if i < 0 || j < 0 {
 			break
 		}
-		b.WriteString(html.EscapeString(rest[:i]))
+		b.WriteString(html.EscapeString(shown(rest[:i])))
 		inner := rest[i+2 : i+j]
-		label := "{{" + inner + "}}"
+		label := html.EscapeString("{{" + shown(inner) + "}}")
 		if n, err := strconv.Atoi(inner); err == nil && n >= 1 && n <= len(t.Placeholders) && t.Placeholders[n-1].Label != "" {
-			label += " " + t.Placeholders[n-1].Label
+			label += " <bdi>" + html.EscapeString(shown(t.Placeholders[n-1].Label)) + "</bdi>"
 		}
-		b.WriteString(`<mark class="var">` + html.EscapeString(label) + `</mark>`)
+		b.WriteString(`<mark class="var">` + label + `</mark>`)
 		rest = rest[i+j+2:]
 	}
-	b.WriteString(html.EscapeString(rest))
+	b.WriteString(html.EscapeString(shown(rest)))
 	return template.HTML(b.String()) // every piece above is escaped
 }
 
@@ -257,6 +257,7 @@ func curlFor(r *http.Request, c domain.Campaign) string {
 		body["mediaHeaderUrl"] = "https://example.com/header.pdf"
 	}
 	raw, _ := json.Marshal(body)
+	raw = []byte(escapeFormatChars(string(raw))) // labels are shown, not obeyed (see bidi.go)
 	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 	return "curl -sS -X POST " + quote(scheme+"://"+r.Host+"/v1/messages/send-campaign") + ` \` + "\n" +
 		`  -H "X-API-KEY: $HERALD_API_KEY" \` + "\n" +

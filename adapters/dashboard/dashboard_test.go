@@ -343,7 +343,7 @@ func TestCampaignCreateEditAndStatus(t *testing.T) {
 	}
 	id := strings.TrimPrefix(loc, "/dashboard/campaigns/")
 	_, body = b.get(loc)
-	for _, want := range []string{id, `<mark class="var">{{1}} First name</mark>`, "JPEG or PNG file of at most 5 MB",
+	for _, want := range []string{id, `<mark class="var">{{1}} <bdi>First name</bdi></mark>`, "JPEG or PNG file of at most 5 MB",
 		`"mediaHeaderUrl":"https://example.com/header.jpg"`, `"variables":["First name","Code"]`, ">draft<", "<svg"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the campaign page lacks %q", want)
@@ -353,7 +353,7 @@ func TestCampaignCreateEditAndStatus(t *testing.T) {
 	res, _ = b.post(loc, url.Values{"name": {"Welcome back"}, "label": {"First name", "Verification code"}})
 	wantRedirect(t, res, loc+"?saved=1")
 	_, body = b.get(loc + "?saved=1")
-	if !strings.Contains(body, "The campaign was saved.") || !strings.Contains(body, "{{2}} Verification code") || !strings.Contains(body, "<h1>Welcome back</h1>") {
+	if !strings.Contains(body, "The campaign was saved.") || !strings.Contains(body, "{{2}} <bdi>Verification code</bdi>") || !strings.Contains(body, "<h1><bdi>Welcome back</bdi></h1>") {
 		t.Errorf("the edit is not shown:\n%s", body)
 	}
 	res, body = b.post(loc, url.Values{"name": {""}, "label": {"Kept label", "Code"}})

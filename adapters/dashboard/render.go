@@ -44,6 +44,8 @@ var funcs = template.FuncMap{
 	"delivered": func(m map[domain.MessageStatus]int) int { return m[domain.StatusDelivered] + m[domain.StatusRead] },
 	"chart":     timelineChart,
 	"plus1":     func(i int) int { return i + 1 },
+	"shown":     shown,
+	"filename":  filename,
 }
 
 func mustParsePages() pages {
