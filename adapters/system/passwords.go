@@ -30,8 +30,10 @@ const (
 // PasswordConfig bounds the memory password checks may hold at once.
 type PasswordConfig struct {
 	// MaxChecks is how many checks of hashes made with Herald's parameters
-	// (32 MiB each) may run at once (0: 4). The bound is on memory: a
+	// (32 MiB each) may run at once (0: 2). The bound is on memory: a
 	// stored hash with other parameters counts by its own memory cost.
+	// A check keeps one core busy, so more at once than there are cores
+	// adds memory, not speed.
 	MaxChecks int
 	// Wait is how long a check waits for room before it is refused with
 	// ports.ErrTooManyPasswordChecks (0: 1 s).
@@ -41,7 +43,7 @@ type PasswordConfig struct {
 // WithDefaults fills in zero values.
 func (c PasswordConfig) WithDefaults() PasswordConfig {
 	if c.MaxChecks <= 0 {
-		c.MaxChecks = 4
+		c.MaxChecks = 2
 	}
 	if c.Wait <= 0 {
 		c.Wait = time.Second

@@ -227,7 +227,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("sandbox-step-delay", "HERALD_SANDBOX_STEP_DELAY", "1s", "the sandbox's pause before delivered and before read", false, dur(&c.SandboxStepDelay)),
 		mk("request-timeout", "HERALD_REQUEST_TIMEOUT", "10s", "longest a request may work; a database that does not answer within it gives 503", false, dur(&c.RequestTimeout)),
 		mk("dashboard-secure-cookie", "HERALD_DASHBOARD_SECURE_COOKIE", "false", "mark the dashboard's session cookie Secure on plain HTTP too: set it behind a TLS-terminating proxy (requests over TLS always get it)", false, boolean(&c.DashboardSecure)),
-		mk("dashboard-max-password-checks", "HERALD_DASHBOARD_MAX_PASSWORD_CHECKS", "4", "dashboard sign-ins whose password is checked at once, each holding 32 MiB; others wait up to 1s, then get 429", false, num(&c.DashboardMaxPasswordChecks, 1, 64)),
+		mk("dashboard-max-password-checks", "HERALD_DASHBOARD_MAX_PASSWORD_CHECKS", "2", "dashboard sign-ins whose password is checked at once, each holding 32 MiB; others wait up to 1s, then get 429", false, num(&c.DashboardMaxPasswordChecks, 1, 64)),
 		mk("lease-duration", "HERALD_LEASE_DURATION", "30s", "how long a dispatcher holds a claimed message", false, dur(&c.LeaseDuration)),
 	}
 }

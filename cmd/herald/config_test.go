@@ -22,7 +22,7 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c.Addr != "127.0.0.1:8080" || c.DatabaseURL != "sqlite:herald.db" || c.RateLimit != 50 || c.RateBurst != 100 ||
 		c.WhatsAppMPS != 80 || c.KeyCacheTTL != 30*time.Second || c.LogFormat != "json" || c.MediaAllowHTTP ||
-		c.WhatsAppAPIURL != "https://graph.facebook.com/v24.0" || c.DashboardMaxPasswordChecks != 4 {
+		c.WhatsAppAPIURL != "https://graph.facebook.com/v24.0" || c.DashboardMaxPasswordChecks != 2 {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
