@@ -143,3 +143,22 @@ func TestParallelSignInsBeyondTheBoundAreRefused(t *testing.T) {
 	t.Logf("%d of %d refused; peak resident set %d MiB", refused, n, peakRSS(srv.Cmd.Process.Pid))
 	srv.Stop(t)
 }
+
+// TestStaticDirectoryIsNotListed: the dashboard's assets are served by
+// name, and their directory answers 404 without naming them.
+func TestStaticDirectoryIsNotListed(t *testing.T) {
+	t.Parallel()
+	srv := newInstance(t, "sqlite").serve()
+	for path, want := range map[string]int{"/dashboard/static/": 404, "/dashboard/static/app.css": 200} {
+		res, err := http.Get(srv.Base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != want || (want == 404 && strings.Contains(string(b), `href="app.js"`)) {
+			t.Errorf("GET %s answered %d:\n%s", path, res.StatusCode, b)
+		}
+	}
+	srv.Stop(t)
+}
