@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -38,6 +39,8 @@ func (h *dash) login(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, ports.ErrTooManyPasswordChecks):
 		h.loginRefused(w, r, page, 1, "The server is busy checking other sign-ins. Wait a second and try again.")
 		return
+	case errors.Is(err, context.Canceled):
+		return // the browser left while the check waited
 	case errors.Is(err, domain.ErrInvalidCredentials):
 		h.render(w, r, http.StatusUnauthorized, "login", view{Title: "Sign in", Page: page,
 			Error: "The email address or the password is wrong."})
