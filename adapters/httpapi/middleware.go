@@ -99,19 +99,27 @@ func observe(log *zap.Logger, timeout time.Duration, next http.Handler) http.Han
 
 // authenticated checks X-API-KEY before anything else about the request,
 // then the key's rate limit, and puts the caller's principal in the
-// context. A client address whose keys keep failing is refused before its
-// key is even looked at, until its failure bucket refills.
+// context. Each attempt counts against its client address's failure bucket
+// before the key is looked at, and is given back when the key is good: an
+// address whose keys keep failing is refused before its key is even looked
+// at, until the bucket refills, however many requests it sends at once.
 func (a *api) authenticated(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		now := a.cfg.Now()
 		addr := clientAddr(r)
-		if wait := a.authFailures.empty(addr, now); wait > 0 {
+		try, wait, err := a.authFailures.admit(r.Context(), addr, a.cfg.Now)
+		if err != nil {
+			// The request's time ran out while this address's earlier
+			// attempts, which hold every token left, were still running.
+			rateLimited(w, r, time.Second, "too many requests from this address are being authenticated at once")
+			return
+		}
+		if wait > 0 {
 			rateLimited(w, r, wait, "too many requests from this address failed authentication")
 			return
 		}
 		token := r.Header.Get("X-API-KEY")
 		if token == "" {
-			a.authFailures.take(addr, now)
+			try.spend(a.cfg.Now())
 			w.Header().Set("WWW-Authenticate", `ApiKey header="X-API-KEY"`)
 			writeProblem(w, r, CodeMissingAPIKey, "", missingKeyDetail)
 			return
@@ -119,14 +127,18 @@ func (a *api) authenticated(next http.HandlerFunc) http.HandlerFunc {
 		p, err := a.d.Auth.Handle(r.Context(), token)
 		if err != nil {
 			if errors.Is(err, domain.ErrInvalidAPIKey) {
-				a.authFailures.take(addr, now)
+				try.spend(a.cfg.Now())
+			} else {
+				try.giveBack() // the store failed, not the key
 			}
 			writeError(w, r, a.log, err)
 			return
 		}
+		try.giveBack()
 		if rec, ok := w.(*recorder); ok {
 			rec.key = p.Key
 		}
+		now := a.cfg.Now()
 		wait, lim := a.keyLimits.take(string(p.Key), now)
 		a.keyLimits.setRateLimitHeaders(w.Header(), lim, now, wait)
 		if wait > 0 {
