@@ -61,10 +61,13 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.ResponseWriter.Write(b)
 }
 
-// observe gives each request an id and a deadline, logs it once when done
-// (never the key, the body or the query), and turns a panic into a 500
-// without internals.
-func observe(log *zap.Logger, timeout time.Duration, next http.Handler) http.Handler {
+// observe gives each request an id and a deadline, sets its RemoteAddr to
+// the client's address (the one behind a trusted proxy; see
+// trustedProxies.client), so that everything after it, the limiters and the
+// dashboard included, sees the client, logs it once when done (never the
+// key, the body or the query), and turns a panic into a 500 without
+// internals.
+func observe(log *zap.Logger, timeout time.Duration, proxies trustedProxies, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := newRequestID()
@@ -73,7 +76,12 @@ func observe(log *zap.Logger, timeout time.Duration, next http.Handler) http.Han
 		rec := &recorder{ResponseWriter: w}
 		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), requestIDKey, id), timeout)
 		defer cancel()
-		r = r.WithContext(ctx)
+		r = r.WithContext(ctx) // a copy: its RemoteAddr may be changed
+		client := r.RemoteAddr
+		if ap, ok := proxies.client(r); ok {
+			r.RemoteAddr = ap.String()
+			client = ap.Addr().String()
+		}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -91,6 +99,7 @@ func observe(log *zap.Logger, timeout time.Duration, next http.Handler) http.Han
 				zap.Int("status", rec.status),
 				zap.Duration("duration", time.Since(start)),
 				zap.String("key_id", string(rec.key)),
+				zap.String("client", client),
 			)
 		}()
 		next.ServeHTTP(rec, r)

@@ -154,8 +154,9 @@ func (b *buckets) setRateLimitHeaders(h http.Header, lim *rate.Limiter, now time
 
 // clientAddr names the client for the failed-authentication limiter: its
 // IP address, or for IPv6 its /64 network, since one client commonly holds
-// a whole /64. It is the connection's address: behind a proxy every client
-// shares the proxy's.
+// a whole /64. It is r.RemoteAddr, which observe has set to the client
+// behind a trusted proxy (HERALD_TRUSTED_PROXIES); behind a proxy that is
+// not trusted, every client shares the proxy's address.
 func clientAddr(r *http.Request) string {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -43,6 +44,7 @@ type Config struct {
 	LeaseDuration        time.Duration
 	RequestTimeout       time.Duration
 	DashboardSecure      bool
+	TrustedProxies       string
 }
 
 // codec parses and prints one setting's value; a boolean one's flag needs
@@ -185,6 +187,16 @@ func settings(c *Config, logFormatDefault string) []setting {
 		},
 			get: func() string { return *p }}
 	}
+	proxies := func(p *string) codec {
+		return codec{set: func(s string) error {
+			if _, err := parsePrefixes(s); err != nil {
+				return err
+			}
+			*p = s
+			return nil
+		},
+			get: func() string { return *p }}
+	}
 	keywords := func(p *string) codec {
 		return codec{set: func(s string) error {
 			if _, err := domain.NewOptKeywords(splitList(s), nil); err != nil {
@@ -224,6 +236,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("sandbox-step-delay", "HERALD_SANDBOX_STEP_DELAY", "1s", "the sandbox's pause before delivered and before read", false, dur(&c.SandboxStepDelay)),
 		mk("request-timeout", "HERALD_REQUEST_TIMEOUT", "10s", "longest a request may work; a database that does not answer within it gives 503", false, dur(&c.RequestTimeout)),
 		mk("dashboard-secure-cookie", "HERALD_DASHBOARD_SECURE_COOKIE", "false", "mark the dashboard's session cookie Secure on plain HTTP too: set it behind a TLS-terminating proxy (requests over TLS always get it)", false, boolean(&c.DashboardSecure)),
+		mk("trusted-proxies", "HERALD_TRUSTED_PROXIES", "", "comma-separated networks (CIDR, or single addresses) of the proxies in front of Herald; for a connection from one, the client is taken from X-Forwarded-For or Forwarded", false, proxies(&c.TrustedProxies)),
 		mk("lease-duration", "HERALD_LEASE_DURATION", "30s", "how long a dispatcher holds a claimed message", false, dur(&c.LeaseDuration)),
 	}
 }
@@ -320,6 +333,28 @@ func checkAllowedHost(h string) error {
 		return fmt.Errorf("%q is not a host or host:port", h)
 	}
 	return nil
+}
+
+// parsePrefixes reads a comma-separated list of networks: CIDR prefixes
+// ("10.0.0.0/8", "2001:db8::/32") or single addresses, which stand for
+// themselves.
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, e := range splitList(s) {
+		p, err := netip.ParsePrefix(e)
+		if err != nil {
+			a, aerr := netip.ParseAddr(e)
+			if aerr != nil || a.Zone() != "" {
+				return nil, fmt.Errorf("%q is not a network such as 10.0.0.0/8 or an address such as 10.0.0.5", e)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		if p.Addr().Is4In6() {
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // media is the media inspector's part of the configuration.

@@ -74,11 +74,16 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		return nil, err
 	}
 	step := cfg.SandboxStepDelay
+	proxies, err := parsePrefixes(cfg.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("HERALD_TRUSTED_PROXIES: %w", err)
+	}
 	return fx.Options(
 		core,
 		fx.Supply(
 			sandbox.Config{SentAfter: min(step, 100*time.Millisecond), DeliveredAfter: step, ReadAfter: step},
-			httpapi.Config{Addr: cfg.Addr, RequestTimeout: cfg.RequestTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst},
+			httpapi.Config{Addr: cfg.Addr, RequestTimeout: cfg.RequestTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
+				TrustedProxies: proxies},
 			dashboard.Config{SecureCookie: cfg.DashboardSecure},
 		),
 		sandbox.Module,
