@@ -34,6 +34,7 @@ type Config struct {
 	TemplateRefresh      time.Duration
 	MediaAllowedHosts    string
 	MediaAllowHTTP       bool
+	MediaMaxFetches      int
 	RateLimit            float64
 	RateBurst            int
 	DailySendCap         int
@@ -227,6 +228,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("whatsapp-mps", "HERALD_WHATSAPP_MPS", "80", "messages per second per sender number, up to 1000", false, num(&c.WhatsAppMPS, 1, 1000)),
 		mk("media-allowed-hosts", "HERALD_MEDIA_ALLOWED_HOSTS", "", "comma-separated host or host:port list exempt from the private-address block (tests, intranets)", false, hosts(&c.MediaAllowedHosts)),
 		mk("media-allow-http", "HERALD_MEDIA_ALLOW_HTTP", "false", "accept plain http media URLs", false, boolean(&c.MediaAllowHTTP)),
+		mk("media-max-fetches", "HERALD_MEDIA_MAX_FETCHES", "16", "media header fetches at once; a workspace may run half of them, a key a quarter", false, num(&c.MediaMaxFetches, 1, 1000)),
 		mk("rate-limit", "HERALD_RATE_LIMIT", "50", "requests per second per key (token bucket)", false, positive(&c.RateLimit)),
 		mk("rate-burst", "HERALD_RATE_BURST", "100", "burst per key", false, num(&c.RateBurst, 1, 1_000_000)),
 		mk("daily-send-cap", "HERALD_DAILY_SEND_CAP", "0", "sends each workspace may have accepted per UTC day in each mode; 0 is no cap", false, num(&c.DailySendCap, 0, 1_000_000_000)),
@@ -359,7 +361,7 @@ func parsePrefixes(s string) ([]netip.Prefix, error) {
 
 // media is the media inspector's part of the configuration.
 func (c *Config) media() media.Config {
-	return media.Config{AllowHTTP: c.MediaAllowHTTP, AllowedHosts: splitList(c.MediaAllowedHosts)}
+	return media.Config{AllowHTTP: c.MediaAllowHTTP, AllowedHosts: splitList(c.MediaAllowedHosts), MaxConcurrent: c.MediaMaxFetches}
 }
 
 // splitList splits a comma-separated setting, dropping blanks.

@@ -17,8 +17,13 @@ import (
 
 // RunWithHerald is a TestMain's body: it builds the herald binary into a
 // temporary directory, sets *binary to its path, runs the package's tests
-// and exits with their code.
+// and exits with their code. With HERALD_E2E_BINARY set it tests that
+// binary instead, say an earlier build, to measure a change against it.
 func RunWithHerald(m *testing.M, binary *string) {
+	if b := os.Getenv("HERALD_E2E_BINARY"); b != "" {
+		*binary = b
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "herald-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
