@@ -32,6 +32,10 @@ type Config struct {
 	// X-Forwarded-For or Forwarded. None by default: the client is the
 	// connection's peer.
 	TrustedProxies []netip.Prefix
+	// TLSCertFile and TLSKeyFile, both set, make the server serve HTTPS
+	// with that certificate (PEM, the chain after the leaf) and key, read
+	// at start. Neither set: plain HTTP, for loopback or behind a proxy.
+	TLSCertFile, TLSKeyFile string
 	// Now is the clock of the rate limiters; nil is time.Now. Tests set it.
 	Now func() time.Time
 }

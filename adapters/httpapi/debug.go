@@ -25,5 +25,8 @@ func newDebugServer(lc fx.Lifecycle, addr string, log *zap.Logger) {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: Config{}.WithDefaults().ReadHeaderTimeout}
-	serveOn(lc, srv, "debug ", log, func(context.Context) error { return srv.Close() })
+	serveOn(lc, srv, listenOptions{what: "debug ",
+		exposed: "the profiler listens on an address other than loopback: anyone who reaches it can read the heap, " +
+			"with the keys, tokens and messages in memory; set HERALD_DEBUG_ADDR to a loopback address such as 127.0.0.1:6060"},
+		log, func(context.Context) error { return srv.Close() })
 }

@@ -46,6 +46,8 @@ type Config struct {
 	RequestTimeout       time.Duration
 	DashboardSecure      bool
 	TrustedProxies       string
+	TLSCertFile          string
+	TLSKeyFile           string
 }
 
 // codec parses and prints one setting's value; a boolean one's flag needs
@@ -238,6 +240,8 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("sandbox-step-delay", "HERALD_SANDBOX_STEP_DELAY", "1s", "the sandbox's pause before delivered and before read", false, dur(&c.SandboxStepDelay)),
 		mk("request-timeout", "HERALD_REQUEST_TIMEOUT", "10s", "longest a request may work; a database that does not answer within it gives 503", false, dur(&c.RequestTimeout)),
 		mk("dashboard-secure-cookie", "HERALD_DASHBOARD_SECURE_COOKIE", "false", "mark the dashboard's session cookie Secure on plain HTTP too: set it behind a TLS-terminating proxy (requests over TLS always get it)", false, boolean(&c.DashboardSecure)),
+		mk("tls-cert-file", "HERALD_TLS_CERT_FILE", "", "PEM certificate (chain after the leaf) to serve HTTPS with; needs --tls-key-file; empty serves plain HTTP", false, str(&c.TLSCertFile)),
+		mk("tls-key-file", "HERALD_TLS_KEY_FILE", "", "PEM private key of --tls-cert-file", false, str(&c.TLSKeyFile)),
 		mk("trusted-proxies", "HERALD_TRUSTED_PROXIES", "", "comma-separated networks (CIDR, or single addresses) of the proxies in front of Herald; for a connection from one, the client is taken from X-Forwarded-For or Forwarded", false, proxies(&c.TrustedProxies)),
 		mk("lease-duration", "HERALD_LEASE_DURATION", "30s", "how long a dispatcher holds a claimed message", false, dur(&c.LeaseDuration)),
 	}
