@@ -173,9 +173,11 @@ func (h *SendCampaignMessageHandler) checkAndStore(ctx context.Context, cmd Send
 		return SendCampaignMessageResult{}, withParam(err, "campaignId")
 	}
 	prep, err := h.checkCampaign(ctx, campaign, cmd)
-	if err != nil && cached {
+	if err != nil && cached && ctx.Err() == nil {
 		// The remembered campaign may be out of date: the refusal stands
-		// only if the stored campaign is the same.
+		// only if the stored campaign is the same. A request whose time
+		// ran out during the checks (a slow media server) keeps its
+		// refusal: reading the campaign again could only fail, as 503.
 		stored, _, serr := h.campaign(ctx, ws, campaignID, true)
 		if serr != nil {
 			return SendCampaignMessageResult{}, withParam(serr, "campaignId")
@@ -224,19 +226,19 @@ func (h *SendCampaignMessageHandler) checkCampaign(ctx context.Context, c domain
 	if err != nil {
 		return domain.Prepared{}, err
 	}
-	return prep, h.inspectMedia(ctx, c.Template.HeaderFormat, prep.MediaHeaderURL)
+	return prep, h.inspectMedia(ctx, cmd.Principal, c.Template.HeaderFormat, prep.MediaHeaderURL)
 }
 
 // inspectMedia checks the resource a media header names against Meta's
 // rules for the template's header kind.
-func (h *SendCampaignMessageHandler) inspectMedia(ctx context.Context, header domain.HeaderFormat, url string) error {
+func (h *SendCampaignMessageHandler) inspectMedia(ctx context.Context, caller domain.Principal, header domain.HeaderFormat, url string) error {
 	if url == "" {
 		return nil
 	}
 	if h.d.Media == nil {
 		return errors.New("app: send-campaign has no media inspector")
 	}
-	info, err := h.d.Media.InspectMedia(ctx, url, header)
+	info, err := h.d.Media.InspectMedia(ctx, caller, url, header)
 	if err != nil {
 		return err
 	}

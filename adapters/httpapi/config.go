@@ -1,6 +1,9 @@
 package httpapi
 
-import "time"
+import (
+	"net/netip"
+	"time"
+)
 
 // Config sets the server's address, limits and timeouts.
 type Config struct {
@@ -24,6 +27,15 @@ type Config struct {
 	// address may have per minute (and at once) before its requests are
 	// refused with 429 until its bucket refills.
 	AuthFailuresPerMinute int
+	// TrustedProxies are the networks of the proxies in front of Herald:
+	// only for a connection from one of them is the client taken from
+	// X-Forwarded-For or Forwarded. None by default: the client is the
+	// connection's peer.
+	TrustedProxies []netip.Prefix
+	// TLSCertFile and TLSKeyFile, both set, make the server serve HTTPS
+	// with that certificate (PEM, the chain after the leaf) and key, read
+	// at start. Neither set: plain HTTP, for loopback or behind a proxy.
+	TLSCertFile, TLSKeyFile string
 	// Now is the clock of the rate limiters; nil is time.Now. Tests set it.
 	Now func() time.Time
 }

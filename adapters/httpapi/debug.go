@@ -27,7 +27,10 @@ func newDebugServer(lc fx.Lifecycle, addr string, log *zap.Logger) {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Addr: addr, Handler: noMultipart(mux), ReadHeaderTimeout: Config{}.WithDefaults().ReadHeaderTimeout}
-	serveOn(lc, srv, "debug ", log, func(context.Context) error { return srv.Close() })
+	serveOn(lc, srv, listenOptions{what: "debug ",
+		exposed: "the profiler listens on an address other than loopback: anyone who reaches it can read the heap, " +
+			"with the keys, tokens and messages in memory; set HERALD_DEBUG_ADDR to a loopback address such as 127.0.0.1:6060"},
+		log, func(context.Context) error { return srv.Close() })
 }
 
 // noMultipart keeps the profiler's handlers, which read their parameters

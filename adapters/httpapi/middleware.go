@@ -61,10 +61,13 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.ResponseWriter.Write(b)
 }
 
-// observe gives each request an id and a deadline, logs it once when done
-// (never the key, the body or the query), and turns a panic into a 500
-// without internals.
-func observe(log *zap.Logger, timeout time.Duration, next http.Handler) http.Handler {
+// observe gives each request an id and a deadline, sets its RemoteAddr to
+// the client's address (the one behind a trusted proxy; see
+// trustedProxies.client), so that everything after it, the limiters and the
+// dashboard included, sees the client, logs it once when done (never the
+// key, the body or the query), and turns a panic into a 500 without
+// internals.
+func observe(log *zap.Logger, timeout time.Duration, proxies trustedProxies, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := newRequestID()
@@ -73,7 +76,12 @@ func observe(log *zap.Logger, timeout time.Duration, next http.Handler) http.Han
 		rec := &recorder{ResponseWriter: w}
 		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), requestIDKey, id), timeout)
 		defer cancel()
-		r = r.WithContext(ctx)
+		r = r.WithContext(ctx) // a copy: its RemoteAddr may be changed
+		client := r.RemoteAddr
+		if ap, ok := proxies.client(r); ok {
+			r.RemoteAddr = ap.String()
+			client = ap.Addr().String()
+		}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -91,6 +99,7 @@ func observe(log *zap.Logger, timeout time.Duration, next http.Handler) http.Han
 				zap.Int("status", rec.status),
 				zap.Duration("duration", time.Since(start)),
 				zap.String("key_id", string(rec.key)),
+				zap.String("client", client),
 			)
 		}()
 		next.ServeHTTP(rec, r)
@@ -99,19 +108,27 @@ func observe(log *zap.Logger, timeout time.Duration, next http.Handler) http.Han
 
 // authenticated checks X-API-KEY before anything else about the request,
 // then the key's rate limit, and puts the caller's principal in the
-// context. A client address whose keys keep failing is refused before its
-// key is even looked at, until its failure bucket refills.
+// context. Each attempt counts against its client address's failure bucket
+// before the key is looked at, and is given back when the key is good: an
+// address whose keys keep failing is refused before its key is even looked
+// at, until the bucket refills, however many requests it sends at once.
 func (a *api) authenticated(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		now := a.cfg.Now()
 		addr := clientAddr(r)
-		if wait := a.authFailures.empty(addr, now); wait > 0 {
+		try, wait, err := a.authFailures.admit(r.Context(), addr, a.cfg.Now)
+		if err != nil {
+			// The request's time ran out while this address's earlier
+			// attempts, which hold every token left, were still running.
+			rateLimited(w, r, time.Second, "too many requests from this address are being authenticated at once")
+			return
+		}
+		if wait > 0 {
 			rateLimited(w, r, wait, "too many requests from this address failed authentication")
 			return
 		}
 		token := r.Header.Get("X-API-KEY")
 		if token == "" {
-			a.authFailures.take(addr, now)
+			try.spend(a.cfg.Now())
 			w.Header().Set("WWW-Authenticate", `ApiKey header="X-API-KEY"`)
 			writeProblem(w, r, CodeMissingAPIKey, "", missingKeyDetail)
 			return
@@ -119,14 +136,18 @@ func (a *api) authenticated(next http.HandlerFunc) http.HandlerFunc {
 		p, err := a.d.Auth.Handle(r.Context(), token)
 		if err != nil {
 			if errors.Is(err, domain.ErrInvalidAPIKey) {
-				a.authFailures.take(addr, now)
+				try.spend(a.cfg.Now())
+			} else {
+				try.giveBack() // the store failed, not the key
 			}
 			writeError(w, r, a.log, err)
 			return
 		}
+		try.giveBack()
 		if rec, ok := w.(*recorder); ok {
 			rec.key = p.Key
 		}
+		now := a.cfg.Now()
 		wait, lim := a.keyLimits.take(string(p.Key), now)
 		a.keyLimits.setRateLimitHeaders(w.Header(), lim, now, wait)
 		if wait > 0 {

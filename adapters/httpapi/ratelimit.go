@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"net/netip"
@@ -21,16 +22,21 @@ type buckets struct {
 
 	mu        sync.Mutex
 	m         map[string]*bucket
-	sweepSize int // sweep when the set reaches this size
+	sweepSize int           // sweep when the set reaches this size
+	settled   chan struct{} // closed, and replaced, whenever an attempt settles
 }
 
 type bucket struct {
 	lim  *rate.Limiter
 	seen time.Time
+	// pending counts the attempts admitted (see admit) whose outcome is
+	// not known yet: each holds one of the bucket's tokens.
+	pending int
 }
 
 func newBuckets(perSecond float64, burst int) *buckets {
-	return &buckets{rate: rate.Limit(perSecond), burst: burst, m: map[string]*bucket{}, sweepSize: 1024}
+	return &buckets{rate: rate.Limit(perSecond), burst: burst, m: map[string]*bucket{}, sweepSize: 1024,
+		settled: make(chan struct{})}
 }
 
 // refill is how long an empty bucket takes to fill up.
@@ -41,12 +47,17 @@ func (b *buckets) refill() time.Duration {
 func (b *buckets) get(name string, now time.Time) *rate.Limiter {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return b.getLocked(name, now).lim
+}
+
+// getLocked returns name's bucket, made if new; b.mu is held.
+func (b *buckets) getLocked(name string, now time.Time) *bucket {
 	e, ok := b.m[name]
 	if !ok {
 		if len(b.m) >= b.sweepSize {
 			idle := now.Add(-b.refill())
 			for k, v := range b.m {
-				if v.seen.Before(idle) {
+				if v.seen.Before(idle) && v.pending == 0 {
 					delete(b.m, k)
 				}
 			}
@@ -56,7 +67,7 @@ func (b *buckets) get(name string, now time.Time) *rate.Limiter {
 		b.m[name] = e
 	}
 	e.seen = now
-	return e.lim
+	return e
 }
 
 // take spends one token from name's bucket. When the bucket is empty it
@@ -71,19 +82,58 @@ func (b *buckets) take(name string, now time.Time) (wait time.Duration, lim *rat
 	return 0, lim
 }
 
-// empty reports how long until name's bucket holds a token again, or 0 when
-// it holds one now. It spends nothing.
-func (b *buckets) empty(name string, now time.Time) time.Duration {
-	b.mu.Lock()
-	e, ok := b.m[name]
-	b.mu.Unlock()
-	if !ok {
-		return 0
+// admit counts an attempt that may fail before it is made, so that
+// concurrent attempts can never spend more than name's bucket holds: the
+// check and the count are one step. It reserves one token, which the
+// attempt spends when it fails or gives back when it succeeds. When every token
+// left is reserved by attempts still running, admit waits for one of them to
+// settle (or for ctx to end, whose error it returns); when the bucket is
+// empty it reserves nothing and returns how long until a token is back.
+func (b *buckets) admit(ctx context.Context, name string, now func() time.Time) (*attempt, time.Duration, error) {
+	for {
+		t := now()
+		b.mu.Lock()
+		e := b.getLocked(name, t)
+		tokens := e.lim.TokensAt(t)
+		if tokens < 1 {
+			b.mu.Unlock()
+			return nil, time.Duration((1 - tokens) / float64(b.rate) * float64(time.Second)), nil
+		}
+		if tokens-float64(e.pending) >= 1 {
+			e.pending++
+			b.mu.Unlock()
+			return &attempt{b: b, e: e}, 0, nil
+		}
+		settled := b.settled
+		b.mu.Unlock()
+		select {
+		case <-settled:
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
+		}
 	}
-	if tokens := e.lim.TokensAt(now); tokens < 1 {
-		return time.Duration((1 - tokens) / float64(b.rate) * float64(time.Second))
-	}
-	return 0
+}
+
+// attempt is one admitted attempt; exactly one of spend and giveBack
+// settles it.
+type attempt struct {
+	b *buckets
+	e *bucket
+}
+
+// spend counts the attempt as failed: its token is taken from the bucket.
+func (a *attempt) spend(now time.Time) { a.settle(func() { a.e.lim.AllowN(now, 1) }) }
+
+// giveBack settles the attempt without counting it.
+func (a *attempt) giveBack() { a.settle(func() {}) }
+
+func (a *attempt) settle(spend func()) {
+	a.b.mu.Lock()
+	defer a.b.mu.Unlock()
+	a.e.pending--
+	spend()
+	close(a.b.settled)
+	a.b.settled = make(chan struct{})
 }
 
 // setRateLimitHeaders describes the key's bucket in the IETF RateLimit
@@ -104,8 +154,9 @@ func (b *buckets) setRateLimitHeaders(h http.Header, lim *rate.Limiter, now time
 
 // clientAddr names the client for the failed-authentication limiter: its
 // IP address, or for IPv6 its /64 network, since one client commonly holds
-// a whole /64. It is the connection's address: behind a proxy every client
-// shares the proxy's.
+// a whole /64. It is r.RemoteAddr, which observe has set to the client
+// behind a trusted proxy (HERALD_TRUSTED_PROXIES); behind a proxy that is
+// not trusted, every client shares the proxy's address.
 func clientAddr(r *http.Request) string {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {

@@ -91,7 +91,7 @@ func NewHandler(d Deps, cfg Config, log *zap.Logger) http.Handler {
 		mux.Handle("GET /dashboard", http.RedirectHandler("/dashboard/", http.StatusMovedPermanently))
 		mux.Handle("GET /{$}", http.RedirectHandler("/dashboard/", http.StatusSeeOther))
 	}
-	return observe(log, a.cfg.RequestTimeout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return observe(log, a.cfg.RequestTimeout, a.cfg.TrustedProxies, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := mux.Handler(r); pattern == "" {
 			a.noRoute(w, r, mux)
 			return

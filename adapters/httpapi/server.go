@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 
@@ -11,7 +13,9 @@ import (
 )
 
 // NewServer returns the HTTP server, listening when the application starts (a
-// busy port fails start-up) and shutting down gracefully when it stops.
+// busy port fails start-up) and shutting down gracefully when it stops. It
+// serves HTTPS when cfg names a certificate and key, and warns when it
+// serves plain HTTP on an address other than loopback.
 func NewServer(lc fx.Lifecycle, cfg Config, h http.Handler, log *zap.Logger) *http.Server {
 	cfg = cfg.WithDefaults()
 	srv := &http.Server{
@@ -24,7 +28,12 @@ func NewServer(lc fx.Lifecycle, cfg Config, h http.Handler, log *zap.Logger) *ht
 		MaxHeaderBytes:    cfg.MaxHeaderBytes,
 		ErrorLog:          zap.NewStdLog(log.Named("http")),
 	}
-	serveOn(lc, srv, "", log, func(ctx context.Context) error {
+	serveOn(lc, srv, listenOptions{
+		certFile: cfg.TLSCertFile, keyFile: cfg.TLSKeyFile,
+		exposed: "serving plain HTTP on an address other than loopback: API keys, dashboard passwords and session " +
+			"cookies cross the network readable by anyone on the path; set HERALD_TLS_CERT_FILE and HERALD_TLS_KEY_FILE " +
+			"to serve HTTPS, or listen on 127.0.0.1 behind a TLS proxy and keep this port unreachable",
+	}, log, func(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, cfg.ShutdownTimeout)
 		defer cancel()
 		return srv.Shutdown(ctx)
@@ -32,24 +41,62 @@ func NewServer(lc fx.Lifecycle, cfg Config, h http.Handler, log *zap.Logger) *ht
 	return srv
 }
 
+// listenOptions say how serveOn serves: what it is (a prefix of its log
+// lines), its TLS certificate and key files (both or neither), and what to
+// warn when it serves plain HTTP on an address other than loopback.
+type listenOptions struct {
+	what              string
+	certFile, keyFile string
+	exposed           string
+}
+
 // serveOn makes srv listen on its address when the application starts (a
-// busy port fails start-up), logging "<what>listening" with the address
-// taken, and runs stop when the application stops.
-func serveOn(lc fx.Lifecycle, srv *http.Server, what string, log *zap.Logger, stop func(context.Context) error) {
+// busy port, or a certificate that cannot be loaded, fails start-up),
+// logging "<what>listening" with the address taken and whether it serves
+// TLS (after the warning, when it serves plain HTTP beyond loopback), and
+// runs stop when the application stops.
+func serveOn(lc fx.Lifecycle, srv *http.Server, o listenOptions, log *zap.Logger, stop func(context.Context) error) {
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
+			if (o.certFile == "") != (o.keyFile == "") {
+				return errors.New("httpapi: a TLS certificate file needs its key file, and a key file its certificate")
+			}
+			if o.certFile != "" {
+				cert, err := tls.LoadX509KeyPair(o.certFile, o.keyFile)
+				if err != nil {
+					return fmt.Errorf("httpapi: load the TLS certificate: %w", err)
+				}
+				srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+			}
 			ln, err := net.Listen("tcp", srv.Addr)
 			if err != nil {
 				return err
 			}
-			log.Info(what+"listening", zap.String("addr", ln.Addr().String()))
+			secure := srv.TLSConfig != nil
+			if !secure && !isLoopback(ln.Addr()) {
+				log.Warn(o.exposed, zap.String("addr", ln.Addr().String()))
+			}
+			log.Info(o.what+"listening", zap.String("addr", ln.Addr().String()), zap.Bool("tls", secure))
 			go func() {
-				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					log.Error(what+"server stopped", zap.Error(err))
+				var err error
+				if secure {
+					err = srv.ServeTLS(ln, "", "")
+				} else {
+					err = srv.Serve(ln)
+				}
+				if err != nil && !errors.Is(err, http.ErrServerClosed) {
+					log.Error(o.what+"server stopped", zap.Error(err))
 				}
 			}()
 			return nil
 		},
 		OnStop: stop,
 	})
+}
+
+// isLoopback reports whether a listener's address is a loopback address;
+// the unspecified address (every interface) is not.
+func isLoopback(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }

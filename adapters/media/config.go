@@ -27,9 +27,19 @@ type Config struct {
 	FailureTTL time.Duration
 	// CacheSize bounds the number of cached outcomes. Default 10,000.
 	CacheSize int
-	// MaxConcurrent bounds the fetches running at once; others wait for a
-	// slot while their context lasts. Default 16.
+	// MaxConcurrent bounds the fetches running at once. Default 16.
 	MaxConcurrent int
+	// MaxConcurrentPerWorkspace bounds the fetches one workspace's callers
+	// run at once, so that one workspace cannot hold every slot. Default
+	// half of MaxConcurrent, at least 1.
+	MaxConcurrentPerWorkspace int
+	// MaxConcurrentPerKey bounds the fetches one key runs at once, so that
+	// one key (a test key left in a CI job) cannot hold its workspace's
+	// share. Default half of MaxConcurrentPerWorkspace, at least 1.
+	MaxConcurrentPerKey int
+	// SlotWait is how long a fetch waits for a slot before the inspection
+	// is refused (media_unreachable, retryable). Default 2 s.
+	SlotWait time.Duration
 }
 
 // The defaults WithDefaults fills in.
@@ -39,6 +49,7 @@ const (
 	DefaultFailureTTL    = time.Minute
 	DefaultCacheSize     = 10_000
 	DefaultMaxConcurrent = 16
+	DefaultSlotWait      = 2 * time.Second
 )
 
 // WithDefaults returns c with every zero or negative limit replaced by its
@@ -59,6 +70,15 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if c.MaxConcurrentPerWorkspace <= 0 {
+		c.MaxConcurrentPerWorkspace = max(1, c.MaxConcurrent/2)
+	}
+	if c.MaxConcurrentPerKey <= 0 {
+		c.MaxConcurrentPerKey = max(1, c.MaxConcurrentPerWorkspace/2)
+	}
+	if c.SlotWait <= 0 {
+		c.SlotWait = DefaultSlotWait
 	}
 	c.AllowedHosts = normaliseHosts(c.AllowedHosts)
 	return c

@@ -28,13 +28,22 @@ func TestConfigWithDefaults(t *testing.T) {
 		FailureTTL:    time.Minute,
 		CacheSize:     10_000,
 		MaxConcurrent: 16,
+		// A workspace may hold half the pool, a key half of that.
+		MaxConcurrentPerWorkspace: 8,
+		MaxConcurrentPerKey:       4,
+		SlotWait:                  2 * time.Second,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("WithDefaults (-want +got):\n%s", diff)
 	}
-	kept := media.Config{Timeout: time.Second, CacheTTL: 2 * time.Second, FailureTTL: 3 * time.Second, CacheSize: 4, MaxConcurrent: 5}
+	kept := media.Config{Timeout: time.Second, CacheTTL: 2 * time.Second, FailureTTL: 3 * time.Second, CacheSize: 4, MaxConcurrent: 5,
+		MaxConcurrentPerWorkspace: 6, MaxConcurrentPerKey: 7, SlotWait: 8 * time.Second}
 	if diff := cmp.Diff(kept, kept.WithDefaults()); diff != "" {
 		t.Fatalf("WithDefaults changed set values (-want +got):\n%s", diff)
+	}
+	small := media.Config{MaxConcurrent: 3}.WithDefaults()
+	if small.MaxConcurrentPerWorkspace != 1 || small.MaxConcurrentPerKey != 1 {
+		t.Fatalf("shares of a pool of 3: workspace %d, key %d; want 1 and 1", small.MaxConcurrentPerWorkspace, small.MaxConcurrentPerKey)
 	}
 }
 

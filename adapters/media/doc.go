@@ -17,5 +17,7 @@
 // Outcomes are cached per URL and header kind (successes for
 // Config.CacheTTL, refusals and failures for Config.FailureTTL), concurrent
 // inspections of one URL share one fetch, and at most Config.MaxConcurrent
-// fetches run at once.
+// fetches run at once, of which one workspace's callers may run
+// Config.MaxConcurrentPerWorkspace and one key's Config.MaxConcurrentPerKey;
+// a fetch waits for a slot at most Config.SlotWait.
 package media

@@ -34,7 +34,7 @@ type Inspector struct {
 	// exempt hosts.
 	guarded, plain *net.Dialer
 
-	slots chan struct{} // one token per fetch in flight
+	slots *slots
 	group singleflight.Group
 	cache *cache
 	now   func() time.Time
@@ -71,7 +71,7 @@ func New(cfg Config) *Inspector {
 			},
 		},
 		plain: &net.Dialer{Timeout: cfg.Timeout},
-		slots: make(chan struct{}, cfg.MaxConcurrent),
+		slots: newSlots(cfg.MaxConcurrent, cfg.MaxConcurrentPerWorkspace, cfg.MaxConcurrentPerKey, cfg.SlotWait),
 		cache: newCache(cfg.CacheSize),
 		now:   time.Now,
 	}
@@ -126,9 +126,11 @@ func (i *Inspector) checkRedirect(req *http.Request, via []*http.Request) error 
 }
 
 // InspectMedia implements ports.MediaInspector. Refusals and failures are
-// domain errors (invalid_media_url, media_unreachable) and are cached; when
-// ctx ends first its error is returned and nothing is cached.
-func (i *Inspector) InspectMedia(ctx context.Context, rawURL string, header domain.HeaderFormat) (domain.MediaInfo, error) {
+// domain errors (invalid_media_url, media_unreachable) and are cached. What
+// depends on this call rather than on the resource is not cached: no slot
+// free within Config.SlotWait (media_unreachable, retryable), ctx's deadline
+// passing first (media_unreachable), ctx cancelled (its error).
+func (i *Inspector) InspectMedia(ctx context.Context, caller domain.Principal, rawURL string, header domain.HeaderFormat) (domain.MediaInfo, error) {
 	limit := header.MaxMediaSize()
 	if limit == 0 {
 		// Not a media header: CheckMedia says so, and nothing is fetched.
@@ -144,14 +146,17 @@ func (i *Inspector) InspectMedia(ctx context.Context, rawURL string, header doma
 		return o.result()
 	}
 	for {
-		// Concurrent misses for one key share the first caller's fetch.
+		// Concurrent misses for one key share the first caller's fetch,
+		// which runs in that caller's slot.
+		led := false // whether this caller's function ran: only the leader's does
 		ch := i.group.DoChan(rawURL+"\x00"+header.String(), func() (any, error) {
+			led = true
 			if o, ok := i.cache.get(key, i.now()); ok {
 				return o, nil
 			}
-			o, err := i.fetch(ctx, rawURL, limit)
+			o, err := i.fetch(ctx, caller, rawURL, limit)
 			if err != nil {
-				return nil, err // ctx ended: not an outcome, not cached
+				return nil, err // no slot, or ctx ended: not an outcome, not cached
 			}
 			ttl := i.cfg.CacheTTL
 			if o.err != nil {
@@ -162,28 +167,41 @@ func (i *Inspector) InspectMedia(ctx context.Context, rawURL string, header doma
 		})
 		select {
 		case <-ctx.Done():
-			return domain.MediaInfo{}, ctx.Err()
+			return domain.MediaInfo{}, ended(ctx)
 		case r := <-ch:
-			if r.Err != nil {
-				if ctx.Err() != nil {
-					return domain.MediaInfo{}, ctx.Err()
-				}
-				continue // the caller whose fetch we shared gave up; fetch again
+			switch {
+			case r.Err == nil:
+				return r.Val.(outcome).result()
+			case ctx.Err() != nil:
+				return domain.MediaInfo{}, ended(ctx)
+			case led:
+				return domain.MediaInfo{}, &domain.RetryableError{After: time.Second, Err: unreachable(
+					"the media header could not be checked: too many media checks are running; retry shortly")}
 			}
-			return r.Val.(outcome).result()
+			// The caller whose fetch we shared found no slot or gave up:
+			// fetch again, in a slot of our own.
 		}
 	}
 }
 
-// fetch waits for a slot, then fetches the start of rawURL. Its error is
-// ctx's, when ctx ends; every other failure is an outcome.
-func (i *Inspector) fetch(ctx context.Context, rawURL string, limit int64) (outcome, error) {
-	select {
-	case i.slots <- struct{}{}:
-		defer func() { <-i.slots }()
-	case <-ctx.Done():
-		return outcome{}, ctx.Err()
+// ended is the error of an inspection whose context ended first: when its
+// deadline passed, media_unreachable (the resource did not answer in the
+// time the request had), otherwise the context's error.
+func ended(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return unreachable("the media header could not be checked in time: the media server did not answer before the request's time ran out")
 	}
+	return ctx.Err()
+}
+
+// fetch waits for a slot, then fetches the start of rawURL. Its error is
+// errNoSlot, or ctx's when ctx ends; every other failure is an outcome.
+func (i *Inspector) fetch(ctx context.Context, caller domain.Principal, rawURL string, limit int64) (outcome, error) {
+	release, err := i.slots.acquire(ctx, caller)
+	if err != nil {
+		return outcome{}, err
+	}
+	defer release()
 	fctx, cancel := context.WithTimeout(ctx, i.cfg.Timeout)
 	defer cancel()
 	info, err := i.get(fctx, rawURL, limit)
@@ -289,6 +307,6 @@ func parseContentRange(v string) (first, total int64, ok bool) {
 	return first, total, true
 }
 
-func unreachable(detail string) error {
+func unreachable(detail string) *domain.Error {
 	return &domain.Error{Code: domain.CodeMediaUnreachable, Param: "mediaHeaderUrl", Detail: detail}
 }

@@ -22,6 +22,9 @@ import (
 	"github.com/heraldhq/herald/domain"
 )
 
+// caller is who asks for the inspections of a test that does not care.
+var caller = domain.Principal{Workspace: "ws_1", Key: "key_1", Mode: domain.ModeTest}
+
 // Leading bytes of each format, padded by file to any size.
 var (
 	pngSig  = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'}
@@ -217,7 +220,7 @@ func TestControlTrapAndResolver(t *testing.T) {
 	tr := newTrap(t, "tcp4", "127.0.0.1:0")
 	in := media.New(media.Config{AllowHTTP: true, AllowedHosts: []string{"media.example.test"}, Timeout: 2 * time.Second})
 	in.SetResolver(fakeResolver(t))
-	_, err := in.InspectMedia(context.Background(), "http://media.example.test:"+tr.port()+"/x.png", domain.HeaderImage)
+	_, err := in.InspectMedia(context.Background(), caller, "http://media.example.test:"+tr.port()+"/x.png", domain.HeaderImage)
 	wantCode(t, err, domain.CodeMediaUnreachable, "could not be fetched")
 	if got := tr.accepted(t); got == nil {
 		t.Fatal("no connection")
@@ -288,7 +291,7 @@ func TestRefusesPrivate(t *testing.T) {
 			}
 			in := media.New(cfg)
 			in.SetResolver(fakeResolver(t))
-			_, err := in.InspectMedia(context.Background(), raw, domain.HeaderImage)
+			_, err := in.InspectMedia(context.Background(), caller, raw, domain.HeaderImage)
 			tr.assertUntouched(t)
 			wantCode(t, err, domain.CodeInvalidMediaURL, c.because)
 		})
@@ -417,7 +420,7 @@ func TestInspectMedia(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := in.InspectMedia(context.Background(), srv.URL+c.path, c.header)
+			got, err := in.InspectMedia(context.Background(), caller, srv.URL+c.path, c.header)
 			if c.code != "" {
 				wantCode(t, err, c.code, c.detail)
 				return
@@ -446,7 +449,7 @@ func TestEndlessStream(t *testing.T) {
 	t.Parallel()
 	srv := newMediaServer(t, false)
 	in := media.New(media.Config{AllowHTTP: true, AllowedHosts: []string{hostOf(t, srv.Server)}, Timeout: 5 * time.Second})
-	got, err := in.InspectMedia(context.Background(), srv.URL+"/endless.png", domain.HeaderImage)
+	got, err := in.InspectMedia(context.Background(), caller, srv.URL+"/endless.png", domain.HeaderImage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,14 +471,14 @@ func TestTLS(t *testing.T) {
 	srv := newMediaServer(t, true)
 	in := media.New(media.Config{AllowedHosts: []string{hostOf(t, srv.Server)}, Timeout: 5 * time.Second})
 	in.SetRootCAs(srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs)
-	got, err := in.InspectMedia(context.Background(), srv.URL+"/range.png", domain.HeaderImage)
+	got, err := in.InspectMedia(context.Background(), caller, srv.URL+"/range.png", domain.HeaderImage)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := (domain.MediaInfo{Format: domain.MediaPNG, Size: 4321}); got != want {
 		t.Fatalf("InspectMedia = %+v, want %+v", got, want)
 	}
-	_, err = in.InspectMedia(context.Background(), "http://"+hostOf(t, srv.Server)+"/range.png", domain.HeaderImage)
+	_, err = in.InspectMedia(context.Background(), caller, "http://"+hostOf(t, srv.Server)+"/range.png", domain.HeaderImage)
 	wantCode(t, err, domain.CodeInvalidMediaURL, "must use https")
 }
 
@@ -490,7 +493,7 @@ func TestHungServer(t *testing.T) {
 	const timeout = 200 * time.Millisecond
 	in := media.New(media.Config{AllowHTTP: true, AllowedHosts: []string{hostOf(t, srv)}, Timeout: timeout})
 	start := time.Now()
-	_, err := in.InspectMedia(context.Background(), srv.URL+"/x.png", domain.HeaderImage)
+	_, err := in.InspectMedia(context.Background(), caller, srv.URL+"/x.png", domain.HeaderImage)
 	wantCode(t, err, domain.CodeMediaUnreachable, "could not be fetched")
 	if took := time.Since(start); took > timeout+2*time.Second {
 		t.Fatalf("gave up after %v, want about %v", took, timeout)
@@ -550,7 +553,7 @@ func TestCacheSuccess(t *testing.T) {
 	ctx := context.Background()
 	inspect := func(header domain.HeaderFormat) {
 		t.Helper()
-		if got, err := in.InspectMedia(ctx, srv.URL+"/a.png", header); err != nil || got.Format != domain.MediaPNG {
+		if got, err := in.InspectMedia(ctx, caller, srv.URL+"/a.png", header); err != nil || got.Format != domain.MediaPNG {
 			t.Fatalf("InspectMedia = %+v, %v", got, err)
 		}
 	}
@@ -579,17 +582,17 @@ func TestCacheFailure(t *testing.T) {
 	in, clock := newCachedInspector(t, srv.Server, media.Config{FailureTTL: 30 * time.Second})
 	ctx := context.Background()
 	for range 2 {
-		_, err := in.InspectMedia(ctx, srv.URL+"/a.png", domain.HeaderImage)
+		_, err := in.InspectMedia(ctx, caller, srv.URL+"/a.png", domain.HeaderImage)
 		wantCode(t, err, domain.CodeMediaUnreachable, "404")
 	}
 	clock.Advance(29 * time.Second)
-	_, err := in.InspectMedia(ctx, srv.URL+"/a.png", domain.HeaderImage)
+	_, err := in.InspectMedia(ctx, caller, srv.URL+"/a.png", domain.HeaderImage)
 	wantCode(t, err, domain.CodeMediaUnreachable, "404")
 	if n := srv.count("/a.png"); n != 1 {
 		t.Fatalf("%d requests within the failure TTL, want 1", n)
 	}
 	clock.Advance(time.Second)
-	if got, err := in.InspectMedia(ctx, srv.URL+"/a.png", domain.HeaderImage); err != nil || got.Format != domain.MediaPNG {
+	if got, err := in.InspectMedia(ctx, caller, srv.URL+"/a.png", domain.HeaderImage); err != nil || got.Format != domain.MediaPNG {
 		t.Fatalf("after the failure TTL: %+v, %v", got, err)
 	}
 	if n := srv.count("/a.png"); n != 2 {
@@ -604,7 +607,7 @@ func TestCacheBounded(t *testing.T) {
 	srv := newCountingServer(t, 0)
 	in, _ := newCachedInspector(t, srv.Server, media.Config{CacheSize: 2})
 	for _, p := range []string{"/a.png", "/b.png", "/c.png", "/c.png", "/a.png"} {
-		if _, err := in.InspectMedia(context.Background(), srv.URL+p, domain.HeaderImage); err != nil {
+		if _, err := in.InspectMedia(context.Background(), caller, srv.URL+p, domain.HeaderImage); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -641,7 +644,7 @@ func TestCancelledNotCached(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := in.InspectMedia(ctx, srv.URL+"/a.png", domain.HeaderImage)
+		_, err := in.InspectMedia(ctx, caller, srv.URL+"/a.png", domain.HeaderImage)
 		errc <- err
 	}()
 	<-arrived
@@ -654,7 +657,7 @@ func TestCancelledNotCached(t *testing.T) {
 	results := make(chan error, 10)
 	for range 10 {
 		wg.Go(func() {
-			got, err := in.InspectMedia(context.Background(), srv.URL+"/a.png", domain.HeaderImage)
+			got, err := in.InspectMedia(context.Background(), caller, srv.URL+"/a.png", domain.HeaderImage)
 			if err == nil && got.Format != domain.MediaPNG {
 				err = fmt.Errorf("format %v", got.Format)
 			}
@@ -699,7 +702,8 @@ func TestConcurrencyBound(t *testing.T) {
 		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(file(pngSig, 1000)))
 	}))
 	t.Cleanup(srv.Close)
-	in := media.New(media.Config{AllowHTTP: true, AllowedHosts: []string{hostOf(t, srv)}, MaxConcurrent: maxConcurrent, Timeout: 5 * time.Second})
+	in := media.New(media.Config{AllowHTTP: true, AllowedHosts: []string{hostOf(t, srv)}, MaxConcurrent: maxConcurrent,
+		Timeout: 5 * time.Second, SlotWait: time.Minute})
 	var wg sync.WaitGroup
 	errs := make(chan error, callers)
 	for k := range callers {
@@ -707,7 +711,10 @@ func TestConcurrencyBound(t *testing.T) {
 			if started.Add(1) == callers {
 				close(allStarted)
 			}
-			_, err := in.InspectMedia(context.Background(), fmt.Sprintf("%s/%d.png", srv.URL, k), domain.HeaderImage)
+			// Callers of ten workspaces, a key each: the shares of one
+			// workspace and one key are not what this test is about.
+			who := domain.Principal{Workspace: domain.WorkspaceID(fmt.Sprint("ws_", k%10)), Key: domain.KeyID(fmt.Sprint("key_", k%10))}
+			_, err := in.InspectMedia(context.Background(), who, fmt.Sprintf("%s/%d.png", srv.URL, k), domain.HeaderImage)
 			errs <- err
 		})
 	}
@@ -738,13 +745,13 @@ func TestWaitForSlotEndsWithContext(t *testing.T) {
 	in := media.New(media.Config{AllowHTTP: true, AllowedHosts: []string{hostOf(t, srv)}, MaxConcurrent: 1, Timeout: 5 * time.Second})
 	done := make(chan error, 1)
 	go func() {
-		_, err := in.InspectMedia(context.Background(), srv.URL+"/first.png", domain.HeaderImage)
+		_, err := in.InspectMedia(context.Background(), caller, srv.URL+"/first.png", domain.HeaderImage)
 		done <- err
 	}()
 	<-arrived // the only slot is taken
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := in.InspectMedia(ctx, srv.URL+"/second.png", domain.HeaderImage); !errors.Is(err, context.Canceled) {
+	if _, err := in.InspectMedia(ctx, caller, srv.URL+"/second.png", domain.HeaderImage); !errors.Is(err, context.Canceled) {
 		t.Fatalf("error = %v, want context.Canceled", err)
 	}
 	close(release)
@@ -767,7 +774,7 @@ func TestNoBodyLeftOpen(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	in := media.New(media.Config{AllowHTTP: true, AllowedHosts: []string{hostOf(t, srv)}, Timeout: 5 * time.Second})
-	got, err := in.InspectMedia(context.Background(), srv.URL+"/a.png", domain.HeaderImage)
+	got, err := in.InspectMedia(context.Background(), caller, srv.URL+"/a.png", domain.HeaderImage)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,8 +38,9 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*sqlx.DB, error) 
 	return db, err
 }
 
-// openPool builds the pool without touching the database: connections are
-// made on first use.
+// openPool builds the pool without connecting: connections are made on
+// first use. A SQLite file that does not exist yet is created, readable by
+// its owner only.
 func openPool(cfg Config) (*sqlx.DB, Dialect, error) {
 	d, target, err := parseDatabaseURL(cfg.DatabaseURL)
 	if err != nil {
@@ -47,6 +48,9 @@ func openPool(cfg Config) (*sqlx.DB, Dialect, error) {
 	}
 	switch d.Name() {
 	case "sqlite":
+		if err := createSQLiteFile(target); err != nil {
+			return nil, nil, err
+		}
 		bindSQLite()
 		db, err := sqlx.Open(d.driverName(), sqliteDSN(target, cfg.busyTimeout()))
 		if err != nil {

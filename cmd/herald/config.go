@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ type Config struct {
 	TemplateRefresh      time.Duration
 	MediaAllowedHosts    string
 	MediaAllowHTTP       bool
+	MediaMaxFetches      int
 	RateLimit            float64
 	RateBurst            int
 	DailySendCap         int
@@ -46,6 +48,9 @@ type Config struct {
 	// DashboardMaxPasswordChecks bounds the sign-ins' password checks
 	// running at once (each holds 32 MiB).
 	DashboardMaxPasswordChecks int
+	TrustedProxies             string
+	TLSCertFile                string
+	TLSKeyFile                 string
 }
 
 // codec parses and prints one setting's value; a boolean one's flag needs
@@ -188,6 +193,16 @@ func settings(c *Config, logFormatDefault string) []setting {
 		},
 			get: func() string { return *p }}
 	}
+	proxies := func(p *string) codec {
+		return codec{set: func(s string) error {
+			if _, err := parsePrefixes(s); err != nil {
+				return err
+			}
+			*p = s
+			return nil
+		},
+			get: func() string { return *p }}
+	}
 	keywords := func(p *string) codec {
 		return codec{set: func(s string) error {
 			if _, err := domain.NewOptKeywords(splitList(s), nil); err != nil {
@@ -218,6 +233,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("whatsapp-mps", "HERALD_WHATSAPP_MPS", "80", "messages per second per sender number, up to 1000", false, num(&c.WhatsAppMPS, 1, 1000)),
 		mk("media-allowed-hosts", "HERALD_MEDIA_ALLOWED_HOSTS", "", "comma-separated host or host:port list exempt from the private-address block (tests, intranets)", false, hosts(&c.MediaAllowedHosts)),
 		mk("media-allow-http", "HERALD_MEDIA_ALLOW_HTTP", "false", "accept plain http media URLs", false, boolean(&c.MediaAllowHTTP)),
+		mk("media-max-fetches", "HERALD_MEDIA_MAX_FETCHES", "16", "media header fetches at once; a workspace may run half of them, a key a quarter", false, num(&c.MediaMaxFetches, 1, 1000)),
 		mk("rate-limit", "HERALD_RATE_LIMIT", "50", "requests per second per key (token bucket)", false, positive(&c.RateLimit)),
 		mk("rate-burst", "HERALD_RATE_BURST", "100", "burst per key", false, num(&c.RateBurst, 1, 1_000_000)),
 		mk("daily-send-cap", "HERALD_DAILY_SEND_CAP", "0", "sends each workspace may have accepted per UTC day in each mode; 0 is no cap", false, num(&c.DailySendCap, 0, 1_000_000_000)),
@@ -228,6 +244,9 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("request-timeout", "HERALD_REQUEST_TIMEOUT", "10s", "longest a request may work; a database that does not answer within it gives 503", false, dur(&c.RequestTimeout)),
 		mk("dashboard-secure-cookie", "HERALD_DASHBOARD_SECURE_COOKIE", "false", "mark the dashboard's session cookie Secure on plain HTTP too: set it behind a TLS-terminating proxy (requests over TLS always get it)", false, boolean(&c.DashboardSecure)),
 		mk("dashboard-max-password-checks", "HERALD_DASHBOARD_MAX_PASSWORD_CHECKS", "2", "dashboard sign-ins whose password is checked at once, each holding 32 MiB; others wait up to 1s, then get 429", false, num(&c.DashboardMaxPasswordChecks, 1, 64)),
+		mk("tls-cert-file", "HERALD_TLS_CERT_FILE", "", "PEM certificate (chain after the leaf) to serve HTTPS with; needs --tls-key-file; empty serves plain HTTP", false, str(&c.TLSCertFile)),
+		mk("tls-key-file", "HERALD_TLS_KEY_FILE", "", "PEM private key of --tls-cert-file", false, str(&c.TLSKeyFile)),
+		mk("trusted-proxies", "HERALD_TRUSTED_PROXIES", "", "comma-separated networks (CIDR, or single addresses) of the proxies in front of Herald; for a connection from one, the client is taken from X-Forwarded-For or Forwarded", false, proxies(&c.TrustedProxies)),
 		mk("lease-duration", "HERALD_LEASE_DURATION", "30s", "how long a dispatcher holds a claimed message", false, dur(&c.LeaseDuration)),
 	}
 }
@@ -326,9 +345,31 @@ func checkAllowedHost(h string) error {
 	return nil
 }
 
+// parsePrefixes reads a comma-separated list of networks: CIDR prefixes
+// ("10.0.0.0/8", "2001:db8::/32") or single addresses, which stand for
+// themselves.
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, e := range splitList(s) {
+		p, err := netip.ParsePrefix(e)
+		if err != nil {
+			a, aerr := netip.ParseAddr(e)
+			if aerr != nil || a.Zone() != "" {
+				return nil, fmt.Errorf("%q is not a network such as 10.0.0.0/8 or an address such as 10.0.0.5", e)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		if p.Addr().Is4In6() {
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
 // media is the media inspector's part of the configuration.
 func (c *Config) media() media.Config {
-	return media.Config{AllowHTTP: c.MediaAllowHTTP, AllowedHosts: splitList(c.MediaAllowedHosts)}
+	return media.Config{AllowHTTP: c.MediaAllowHTTP, AllowedHosts: splitList(c.MediaAllowedHosts), MaxConcurrent: c.MediaMaxFetches}
 }
 
 // splitList splits a comma-separated setting, dropping blanks.

@@ -57,6 +57,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		"HERALD_DATABASE_URL": "mysql://herald:pw@db/herald", "HERALD_WHATSAPP_API_URL": "graph.facebook.com",
 		"HERALD_LOG_LEVEL": "loud", "HERALD_RATE_BURST": "1.5", "HERALD_SANDBOX_STEP_DELAY": "0s",
 		"HERALD_DASHBOARD_MAX_PASSWORD_CHECKS": "0",
+		"HERALD_TRUSTED_PROXIES":               "10.0.0.0/33",
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), []string{"serve"}, envOf(map[string]string{env: val}), nil, io.Discard, &stderr)
@@ -150,5 +151,30 @@ func TestMaskedHidesSecrets(t *testing.T) {
 	fs.Parse(nil)
 	if got := c.masked()["HERALD_DATABASE_URL"]; got != sqlite["HERALD_DATABASE_URL"] {
 		t.Errorf("a SQLite path holds no secret and should show as is: %s", got)
+	}
+}
+
+// TestTrustedProxies: HERALD_TRUSTED_PROXIES takes networks and single
+// addresses, IPv4 and IPv6, and refuses anything else, naming the entry.
+func TestTrustedProxies(t *testing.T) {
+	t.Parallel()
+	got, err := parsePrefixes(" 10.0.0.0/8, 192.0.2.7 ,2001:db8::/32,::ffff:198.51.100.0/120, 10.1.2.3/8,")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s []string
+	for _, p := range got {
+		s = append(s, p.String())
+	}
+	if want := "10.0.0.0/8 192.0.2.7/32 2001:db8::/32 198.51.100.0/24 10.0.0.0/8"; strings.Join(s, " ") != want {
+		t.Errorf("parsed %v, want %s", s, want)
+	}
+	if got, err := parsePrefixes(""); err != nil || len(got) != 0 {
+		t.Errorf("empty: %v %v, want none", got, err)
+	}
+	for _, bad := range []string{"10.0.0.0/33", "proxy.internal", "10.0.0.0/8,*", "fe80::1%eth0"} {
+		if _, err := parsePrefixes(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }

@@ -75,11 +75,19 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		return nil, err
 	}
 	step := cfg.SandboxStepDelay
+	proxies, err := parsePrefixes(cfg.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("HERALD_TRUSTED_PROXIES: %w", err)
+	}
+	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
+		return nil, fmt.Errorf("%w: HERALD_TLS_CERT_FILE and HERALD_TLS_KEY_FILE go together: set both to serve HTTPS, or neither", errUsage)
+	}
 	return fx.Options(
 		core,
 		fx.Supply(
 			sandbox.Config{SentAfter: min(step, 100*time.Millisecond), DeliveredAfter: step, ReadAfter: step},
-			httpapi.Config{Addr: cfg.Addr, RequestTimeout: cfg.RequestTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst},
+			httpapi.Config{Addr: cfg.Addr, RequestTimeout: cfg.RequestTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
+				TrustedProxies: proxies, TLSCertFile: cfg.TLSCertFile, TLSKeyFile: cfg.TLSKeyFile},
 			dashboard.Config{SecureCookie: cfg.DashboardSecure},
 		),
 		sandbox.Module,
@@ -87,8 +95,8 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		httpapi.Module,
 		dashboard.Module,
 		app.WorkersModule,
+		debugServer(cfg.DebugAddr), // listening before the API, for profiling its start
 		fx.Invoke(func(*http.Server) {}),
-		debugServer(cfg.DebugAddr),
 	), nil
 }
 

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/app"
 )
 
@@ -42,6 +45,7 @@ func serve(e env, args []string) error {
 		return err
 	}
 	logStart(log, c.cfg, gogc)
+	warnExposedFiles(log, c.cfg.DatabaseURL)
 	if err := a.Start(e.ctx); err != nil {
 		return err
 	}
@@ -110,5 +114,21 @@ func logStart(log *zap.Logger, cfg *Config, gogc string) {
 	case cfg.WhatsAppAppSecret != "":
 		log.Info("Meta's webhooks are received at /v1/webhooks/whatsapp", zap.Int("app_secrets", len(splitList(cfg.WhatsAppAppSecret))),
 			zap.Bool("verify_token_set", cfg.WhatsAppVerifyToken != ""))
+	}
+}
+
+// warnExposedFiles warns about each file of a SQLite database that users
+// other than its owner may read: Herald creates them 0600, but not those
+// made by an earlier version or loosened since, which it leaves as they are.
+// It runs before the server starts, so the warning comes before "listening".
+func warnExposedFiles(log *zap.Logger, databaseURL string) {
+	exposed, err := sqlstore.ExposedSQLiteFiles(databaseURL)
+	if err != nil {
+		log.Warn("cannot check who may read the database files", zap.Error(err))
+		return
+	}
+	for _, path := range slices.Sorted(maps.Keys(exposed)) {
+		log.Warn("other users of this machine may read the database file, which holds contacts' numbers and the hashes of keys and passwords: chmod 600 it",
+			zap.String("file", path), zap.String("mode", exposed[path].String()))
 	}
 }

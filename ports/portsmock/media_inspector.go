@@ -20,7 +20,7 @@ var _ ports.MediaInspector = &MediaInspectorMock{}
 //
 //		// make and configure a mocked ports.MediaInspector
 //		mockedMediaInspector := &MediaInspectorMock{
-//			InspectMediaFunc: func(ctx context.Context, rawURL string, header domain.HeaderFormat) (domain.MediaInfo, error) {
+//			InspectMediaFunc: func(ctx context.Context, caller domain.Principal, rawURL string, header domain.HeaderFormat) (domain.MediaInfo, error) {
 //				panic("mock out the InspectMedia method")
 //			},
 //		}
@@ -31,7 +31,7 @@ var _ ports.MediaInspector = &MediaInspectorMock{}
 //	}
 type MediaInspectorMock struct {
 	// InspectMediaFunc mocks the InspectMedia method.
-	InspectMediaFunc func(ctx context.Context, rawURL string, header domain.HeaderFormat) (domain.MediaInfo, error)
+	InspectMediaFunc func(ctx context.Context, caller domain.Principal, rawURL string, header domain.HeaderFormat) (domain.MediaInfo, error)
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -39,6 +39,8 @@ type MediaInspectorMock struct {
 		InspectMedia []struct {
 			// Ctx is the ctx argument value.
 			Ctx context.Context
+			// Caller is the caller argument value.
+			Caller domain.Principal
 			// RawURL is the rawURL argument value.
 			RawURL string
 			// Header is the header argument value.
@@ -49,23 +51,25 @@ type MediaInspectorMock struct {
 }
 
 // InspectMedia calls InspectMediaFunc.
-func (mock *MediaInspectorMock) InspectMedia(ctx context.Context, rawURL string, header domain.HeaderFormat) (domain.MediaInfo, error) {
+func (mock *MediaInspectorMock) InspectMedia(ctx context.Context, caller domain.Principal, rawURL string, header domain.HeaderFormat) (domain.MediaInfo, error) {
 	if mock.InspectMediaFunc == nil {
 		panic("MediaInspectorMock.InspectMediaFunc: method is nil but MediaInspector.InspectMedia was just called")
 	}
 	callInfo := struct {
 		Ctx    context.Context
+		Caller domain.Principal
 		RawURL string
 		Header domain.HeaderFormat
 	}{
 		Ctx:    ctx,
+		Caller: caller,
 		RawURL: rawURL,
 		Header: header,
 	}
 	mock.lockInspectMedia.Lock()
 	mock.calls.InspectMedia = append(mock.calls.InspectMedia, callInfo)
 	mock.lockInspectMedia.Unlock()
-	return mock.InspectMediaFunc(ctx, rawURL, header)
+	return mock.InspectMediaFunc(ctx, caller, rawURL, header)
 }
 
 // InspectMediaCalls gets all the calls that were made to InspectMedia.
@@ -74,11 +78,13 @@ func (mock *MediaInspectorMock) InspectMedia(ctx context.Context, rawURL string,
 //	len(mockedMediaInspector.InspectMediaCalls())
 func (mock *MediaInspectorMock) InspectMediaCalls() []struct {
 	Ctx    context.Context
+	Caller domain.Principal
 	RawURL string
 	Header domain.HeaderFormat
 } {
 	var calls []struct {
 		Ctx    context.Context
+		Caller domain.Principal
 		RawURL string
 		Header domain.HeaderFormat
 	}

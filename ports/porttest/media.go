@@ -19,7 +19,7 @@ const MediaSize = 1 << 20
 func MediaByExtension() *portsmock.MediaInspectorMock {
 	formats := map[string]domain.MediaFormat{".jpg": domain.MediaJPEG, ".jpeg": domain.MediaJPEG, ".png": domain.MediaPNG,
 		".mp4": domain.MediaMP4, ".3gp": domain.Media3GPP, ".pdf": domain.MediaPDF}
-	return &portsmock.MediaInspectorMock{InspectMediaFunc: func(_ context.Context, raw string, _ domain.HeaderFormat) (domain.MediaInfo, error) {
+	return &portsmock.MediaInspectorMock{InspectMediaFunc: func(_ context.Context, _ domain.Principal, raw string, _ domain.HeaderFormat) (domain.MediaInfo, error) {
 		u, err := url.Parse(raw)
 		if err != nil {
 			return domain.MediaInfo{}, &domain.Error{Code: domain.CodeInvalidMediaURL, Param: "mediaHeaderUrl", Detail: err.Error()}

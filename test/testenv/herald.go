@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +18,13 @@ import (
 
 // RunWithHerald is a TestMain's body: it builds the herald binary into a
 // temporary directory, sets *binary to its path, runs the package's tests
-// and exits with their code.
+// and exits with their code. With HERALD_E2E_BINARY set it tests that
+// binary instead, say an earlier build, to measure a change against it.
 func RunWithHerald(m *testing.M, binary *string) {
+	if b := os.Getenv("HERALD_E2E_BINARY"); b != "" {
+		*binary = b
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "herald-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -55,11 +61,14 @@ func (h *Herald) Logs() string {
 }
 
 // Serve starts binary serve with env on a free loopback port, with JSON
-// logs, and returns once it listens. A server still running when the test
-// ends is killed.
-func Serve(t testing.TB, binary string, env []string) *Herald {
+// logs, and returns once it listens. args are added to serve's command line
+// (a flag wins over the environment: --addr 0.0.0.0:0 listens on every
+// interface). Base is https:// when the server serves TLS, and names
+// 127.0.0.1 when it listens on every interface. A server still running when
+// the test ends is killed.
+func Serve(t testing.TB, binary string, env []string, args ...string) *Herald {
 	t.Helper()
-	cmd := exec.Command(binary, "serve")
+	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
 	cmd.Env = append(env, "HERALD_ADDR=127.0.0.1:0", "HERALD_LOG_FORMAT=json")
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -82,10 +91,22 @@ func Serve(t testing.TB, binary string, env []string) *Herald {
 			h.log.Write(sc.Bytes())
 			h.log.WriteByte('\n')
 			h.mu.Unlock()
-			var line struct{ Msg, Addr string }
+			var line struct {
+				Msg, Addr string
+				TLS       bool
+			}
 			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				base := "http://"
+				if line.TLS {
+					base = "https://"
+				}
+				if host, port, err := net.SplitHostPort(line.Addr); err == nil {
+					if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+						line.Addr = net.JoinHostPort("127.0.0.1", port)
+					}
+				}
 				select {
-				case addr <- line.Addr:
+				case addr <- base + line.Addr:
 				default: // keep reading, or the server blocks on its log
 				}
 			}
@@ -93,7 +114,7 @@ func Serve(t testing.TB, binary string, env []string) *Herald {
 	}()
 	select {
 	case a := <-addr:
-		h.Base = "http://" + a
+		h.Base = a
 	case err := <-h.Done:
 		t.Fatalf("herald serve exited before listening: %v\n%s", err, h.Logs())
 	case <-time.After(30 * time.Second):
