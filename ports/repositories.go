@@ -26,6 +26,9 @@ import (
 //   - Update methods run fn on the current value inside one atomic
 //     read-modify-write and store the result only if fn returns nil.
 //   - Times are stored in UTC with microsecond precision.
+//   - Template language codes are stored in canonical form
+//     (domain.CanonicalLanguage) and looked up in any form Meta writes:
+//     pt-BR, pt_br and pt_BR are one language.
 //   - ports.ErrUnavailable (wrapped) means the store could not be reached.
 
 // Page asks for one page of a list, newest first. Cursor is the opaque value
