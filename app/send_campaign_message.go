@@ -218,29 +218,37 @@ func (h *SendCampaignMessageHandler) PurgeExpired(ctx context.Context) error {
 }
 
 // checkCampaign checks the send's variables and media header against the
-// campaign, and prepares them.
+// campaign, and prepares them: a document header gets its file name from
+// the inspection.
 func (h *SendCampaignMessageHandler) checkCampaign(ctx context.Context, c domain.Campaign, cmd SendCampaignMessage) (domain.Prepared, error) {
 	prep, err := c.Prepare(cmd.Variables, cmd.MediaHeaderURL, h.cfg.Media)
 	if err != nil {
 		return domain.Prepared{}, err
 	}
-	return prep, h.inspectMedia(ctx, c.Template.HeaderFormat, prep.MediaHeaderURL)
+	info, err := h.inspectMedia(ctx, c.Template.HeaderFormat, prep.MediaHeaderURL)
+	if err != nil {
+		return domain.Prepared{}, err
+	}
+	if prep.MediaHeaderURL != "" {
+		prep.MediaFilename = c.Template.HeaderFormat.MediaFilename(prep.MediaHeaderURL, info)
+	}
+	return prep, nil
 }
 
 // inspectMedia checks the resource a media header names against Meta's
-// rules for the template's header kind.
-func (h *SendCampaignMessageHandler) inspectMedia(ctx context.Context, header domain.HeaderFormat, url string) error {
+// rules for the template's header kind, and returns what it found.
+func (h *SendCampaignMessageHandler) inspectMedia(ctx context.Context, header domain.HeaderFormat, url string) (domain.MediaInfo, error) {
 	if url == "" {
-		return nil
+		return domain.MediaInfo{}, nil
 	}
 	if h.d.Media == nil {
-		return errors.New("app: send-campaign has no media inspector")
+		return domain.MediaInfo{}, errors.New("app: send-campaign has no media inspector")
 	}
 	info, err := h.d.Media.InspectMedia(ctx, url, header)
 	if err != nil {
-		return err
+		return domain.MediaInfo{}, err
 	}
-	return header.CheckMedia(info)
+	return info, header.CheckMedia(info)
 }
 
 func (h *SendCampaignMessageHandler) dryRun(ctx context.Context, p domain.Principal, c domain.Campaign, phone domain.PhoneNumber, prep domain.Prepared) (SendCampaignMessageResult, error) {

@@ -1,5 +1,5 @@
--- Template languages in one form, PostgreSQL. Same changes as SQLite's
--- 0007_languages_filenames_modes.sql.
+-- Template languages in one form and document names, PostgreSQL. Same
+-- changes as SQLite's 0007_languages_filenames_modes.sql.
 
 -- Meta writes one language as pt_BR, pt-BR or pt_br. Herald stores the
 -- canonical form (domain.CanonicalLanguage): "-" read as "_", the first
@@ -32,3 +32,8 @@ WHERE due_at IS NOT NULL AND strpos(language, '_') > 0
   AND language <> lower(substr(language, 1, strpos(language, '_') - 1)) || upper(substr(language, strpos(language, '_')));
 UPDATE messages SET language = lower(language)
 WHERE due_at IS NOT NULL AND strpos(language, '_') = 0 AND language <> lower(language);
+
+-- A document header's file name, sent to Meta with the link so the
+-- recipient sees the document's name; empty for other headers. A constant
+-- default: no table rewrite.
+ALTER TABLE messages ADD COLUMN media_filename text NOT NULL DEFAULT '';

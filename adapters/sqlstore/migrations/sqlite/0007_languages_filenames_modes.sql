@@ -1,5 +1,5 @@
--- Template languages in one form, SQLite. Same changes as PostgreSQL's
--- 0007_languages_filenames_modes.sql.
+-- Template languages in one form and document names, SQLite. Same changes
+-- as PostgreSQL's 0007_languages_filenames_modes.sql.
 
 -- Meta writes one language as pt_BR, pt-BR or pt_br. Herald stores the
 -- canonical form (domain.CanonicalLanguage): "-" read as "_", the first
@@ -34,3 +34,7 @@ WHERE due_at IS NOT NULL AND instr(language, '_') > 0
   AND language <> lower(substr(language, 1, instr(language, '_') - 1)) || upper(substr(language, instr(language, '_')));
 UPDATE messages SET language = lower(language)
 WHERE due_at IS NOT NULL AND instr(language, '_') = 0 AND language <> lower(language);
+
+-- A document header's file name, sent to Meta with the link so the
+-- recipient sees the document's name; empty for other headers.
+ALTER TABLE messages ADD COLUMN media_filename TEXT NOT NULL DEFAULT '';
