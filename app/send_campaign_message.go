@@ -60,6 +60,10 @@ type SendCampaignDeps struct {
 	Config      Config
 	Wake        *Wakeup // signalled after each accepted message; may be nil
 	Obs         *Observer
+	// LiveSending says live messages have somewhere to go: Meta's Cloud
+	// API is configured. Without it a live key's send (dry runs too) is
+	// refused with whatsapp_not_configured, never routed to the sandbox.
+	LiveSending bool
 }
 
 // SendCampaignMessageHandler accepts messages for delivery. Checks run in
@@ -140,6 +144,14 @@ func (h *SendCampaignMessageHandler) replay(ctx context.Context, ws domain.Works
 	return SendCampaignMessageResult{Message: msg, Replayed: true}, true, nil
 }
 
+// errWhatsAppNotConfigured refuses a live send on a server without Meta's
+// Cloud API, and says what to do about it. A dry run is refused too: it
+// promises the answer the real send would get.
+var errWhatsAppNotConfigured = &domain.Error{Code: domain.CodeWhatsAppNotConfigured,
+	Detail: "live keys send only through WhatsApp, and this server has no WhatsApp Cloud API number configured: " +
+		"set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_PHONE_NUMBER_ID on the server, or send with an sk_test_ key " +
+		"to use the sandbox; nothing was stored"}
+
 // errKeyClaimed says another request claimed the Idempotency-Key between
 // the lookup and the transaction.
 var errKeyClaimed = errors.New("idempotency key claimed concurrently")
@@ -159,6 +171,9 @@ func (h *SendCampaignMessageHandler) handle(ctx context.Context, cmd SendCampaig
 // checkAndStore runs the checks, with the campaign as stored when fresh is
 // set and as remembered otherwise, and stores the message.
 func (h *SendCampaignMessageHandler) checkAndStore(ctx context.Context, cmd SendCampaignMessage, fp domain.Fingerprint, fresh bool) (SendCampaignMessageResult, error) {
+	if cmd.Principal.Mode == domain.ModeLive && !h.d.LiveSending {
+		return SendCampaignMessageResult{}, errWhatsAppNotConfigured
+	}
 	ws := cmd.Principal.Workspace
 	phone, err := domain.ParsePhoneNumber(cmd.PhoneNumber)
 	if err != nil {

@@ -9,6 +9,9 @@ type Config struct {
 	// LoginAttemptsPerMinute bounds sign-in attempts per client address
 	// and, separately, per email address (0: 10).
 	LoginAttemptsPerMinute int
+	// LiveSending says Meta's Cloud API is configured, so live keys can
+	// send; without it Developer settings says live keys are refused.
+	LiveSending bool
 }
 
 // WithDefaults fills in zero values.

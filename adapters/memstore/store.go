@@ -741,6 +741,22 @@ func (r *repos) CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID
 	return out, nil
 }
 
+// CountMessagesByMode counts the campaign's messages per key mode and
+// current status; modes and statuses without messages are absent.
+func (r *repos) CountMessagesByMode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error) {
+	defer r.enter(ctx)()
+	out := map[domain.KeyMode]map[domain.MessageStatus]int{}
+	for _, m := range r.st.messages {
+		if m.Workspace == ws && m.CampaignID == id {
+			if out[m.Mode] == nil {
+				out[m.Mode] = map[domain.MessageStatus]int{}
+			}
+			out[m.Mode][m.Status]++
+		}
+	}
+	return out, nil
+}
+
 // CountFailuresByCode counts the campaign's failed messages per code.
 func (r *repos) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error) {
 	defer r.enter(ctx)()
@@ -937,7 +953,7 @@ func (r *repos) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact 
 	for i, e := range out {
 		out[i] = copyEntry(e)
 		if m, ok := r.st.messages[e.MessageID]; ok && e.Direction == domain.Outbound && m.Workspace == ws {
-			out[i].Status = m.Status
+			out[i].Status, out[i].Mode = m.Status, m.Mode
 		}
 	}
 	return out, next, nil

@@ -366,6 +366,39 @@ GROUP BY status`
 	return counts, nil
 }
 
+// CountMessagesByMode counts the campaign's messages per key mode and
+// current status; modes and statuses without messages are absent. The
+// messages_campaign index carries both columns, so no row is visited.
+func (s *Store) CountMessagesByMode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error) {
+	const q = `SELECT mode, status, count(*) AS n FROM messages
+WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id
+GROUP BY mode, status`
+	var rows []struct {
+		Mode   string `db:"mode"`
+		Status string `db:"status"`
+		N      int    `db:"n"`
+	}
+	if err := s.selectAll(ctx, &rows, q, map[string]any{"workspace_id": string(ws), "campaign_id": string(id)}); err != nil {
+		return nil, s.fail("count messages by mode", err, nil)
+	}
+	counts := map[domain.KeyMode]map[domain.MessageStatus]int{}
+	for _, r := range rows {
+		mode, err := parseStored("key mode", r.Mode, domain.ParseKeyMode)
+		if err != nil {
+			return nil, s.fail("count messages by mode", err, nil)
+		}
+		st, err := parseStored("message status", r.Status, domain.ParseMessageStatus)
+		if err != nil {
+			return nil, s.fail("count messages by mode", err, nil)
+		}
+		if counts[mode] == nil {
+			counts[mode] = map[domain.MessageStatus]int{}
+		}
+		counts[mode][st] = r.N
+	}
+	return counts, nil
+}
+
 // CountStatusTimeline counts the campaign's messages by the interval in
 // which they first reached each timeline status: accepted (queued) at
 // created_at, the others at the timeline columns every write derives from

@@ -1,5 +1,5 @@
--- Template languages in one form and document names, PostgreSQL. Same
--- changes as SQLite's 0007_languages_filenames_modes.sql.
+-- Template languages in one form, document names, counts per mode;
+-- PostgreSQL. Same changes as SQLite's 0007_languages_filenames_modes.sql.
 
 -- Meta writes one language as pt_BR, pt-BR or pt_br. Herald stores the
 -- canonical form (domain.CanonicalLanguage): "-" read as "_", the first
@@ -37,3 +37,9 @@ WHERE due_at IS NOT NULL AND strpos(language, '_') = 0 AND language <> lower(lan
 -- recipient sees the document's name; empty for other headers. A constant
 -- default: no table rewrite.
 ALTER TABLE messages ADD COLUMN media_filename text NOT NULL DEFAULT '';
+
+-- A campaign's statistics count live and test messages apart: the index
+-- that serves the counts without visiting rows carries the mode too.
+DROP INDEX messages_campaign;
+CREATE INDEX messages_campaign ON messages (workspace_id, campaign_id, id)
+    INCLUDE (mode, status, failure_code, created_at, sent_at, delivered_at, read_at, failed_at);
