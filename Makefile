@@ -22,7 +22,15 @@ build: ## build ./bin/herald (pure Go, no cgo)
 .PHONY: run
 run: build ## run herald serve on the embedded SQLite + sandbox defaults
 	@echo
-	@echo "Herald is starting on http://127.0.0.1:8080 (SQLite file herald.db, sandbox sender)."
+	@echo "Herald is starting on http://127.0.0.1:8080 (SQLite file herald.db)."
+ifeq ($(and $(HERALD_WHATSAPP_ACCESS_TOKEN),$(HERALD_WHATSAPP_PHONE_NUMBER_ID)),)
+	@echo "Which keys can send: test keys (sk_test_), in the sandbox, which never leaves this machine."
+	@echo "  Live keys (sk_live_) answer 503 whatsapp_not_configured: set HERALD_WHATSAPP_ACCESS_TOKEN and"
+	@echo "  HERALD_WHATSAPP_PHONE_NUMBER_ID to send through WhatsApp."
+else
+	@echo "Which keys can send: live keys (sk_live_) through WhatsApp, from phone number id $(HERALD_WHATSAPP_PHONE_NUMBER_ID);"
+	@echo "  test keys (sk_test_) in the sandbox, which never leaves this machine."
+endif
 	@echo "In another terminal, create a test key and a campaign:"
 	@echo "  ./bin/herald keys create --name dev --mode test"
 	@echo "  ./bin/herald campaigns create --name Welcome --template-name welcome --language en_US \\"

@@ -97,10 +97,12 @@ func (f *fixture) otherWorkspace(t *testing.T) (domain.WorkspaceID, domain.Campa
 		Language: "en_US", Body: "Hi {{1}}, your code is {{2}}", Activate: true})
 }
 
+// sender is the send-campaign handler of a server whose Cloud API is
+// configured: live keys send too.
 func (f *fixture) sender(tx ports.Transactor, wake *app.Wakeup) *app.SendCampaignMessageHandler {
 	return app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: tx, Campaigns: f.st, Contacts: f.st,
 		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Media: porttest.MediaByExtension(),
-		Clock: f.clock, IDs: f.ids, Wake: wake, Obs: app.NewObserver(nil)})
+		Clock: f.clock, IDs: f.ids, Wake: wake, Obs: app.NewObserver(nil), LiveSending: true})
 }
 
 // send accepts a message to phone on the fixture's campaign.

@@ -38,6 +38,9 @@ type Dispatcher struct {
 	pacer *pacer // the live sender number's pace
 
 	ambiguous atomic.Int64 // sends whose outcome was unknown, retried
+	// unconfigured is set once a live message was claimed without a live
+	// sender, so the log says so once.
+	unconfigured atomic.Bool
 }
 
 // NewDispatcher builds a dispatcher with its own lease owner id.
@@ -60,6 +63,13 @@ func (d *Dispatcher) LiveError() error {
 }
 
 var errLivePaused = errors.New("live sends are paused: the WhatsApp Cloud API refused the access token or its permissions")
+
+// liveNotConfigured is the failure of a live message claimed by a
+// dispatcher without Meta's Cloud API (queued before an upgrade, or on an
+// instance configured unlike the others). It is not sent anywhere: it waits
+// like a message whose credentials were refused, for an instance that can
+// send it, and fails with this title when its attempts run out.
+const liveNotConfigured = "not sent: this server has no WhatsApp Cloud API number configured (HERALD_WHATSAPP_ACCESS_TOKEN, HERALD_WHATSAPP_PHONE_NUMBER_ID), and live messages go only to WhatsApp"
 
 // Run claims and sends until ctx ends, then waits for sends in flight. While
 // it runs, it renews the leases of messages in flight every third of the
@@ -271,6 +281,15 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 // known to be refused.
 func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResult, error) {
 	live := m.Mode == domain.ModeLive
+	sender := d.senders.For(m.Mode)
+	if sender == nil {
+		if d.unconfigured.CompareAndSwap(false, true) {
+			d.log.Error("a live message is due but this server has no WhatsApp Cloud API number configured; it is not sent, and waits",
+				zap.String("message_id", string(m.ID)))
+		}
+		return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Title: liveNotConfigured,
+			RetryAfter: d.cfg.AuthPause, Err: errors.New(liveNotConfigured)}
+	}
 	if live {
 		if err := d.LiveError(); err != nil {
 			d.mu.Lock()
@@ -283,7 +302,7 @@ func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResu
 		}
 	}
 	callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	res, err := d.senders.For(m.Mode).Send(callCtx, ports.OutboundFor(m))
+	res, err := sender.Send(callCtx, ports.OutboundFor(m))
 	cancel()
 	if !live {
 		return res, err

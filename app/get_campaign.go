@@ -13,10 +13,12 @@ type GetCampaign struct {
 	CampaignID string
 }
 
-// CampaignView is a campaign with its statistics.
+// CampaignView is a campaign with its statistics, over both modes and per
+// mode.
 type CampaignView struct {
 	Campaign domain.Campaign
 	Stats    domain.CampaignStats
+	ByMode   domain.ModeStats
 }
 
 // GetCampaignHandler answers GetCampaign.
@@ -42,10 +44,10 @@ func (h *GetCampaignHandler) Handle(ctx context.Context, q GetCampaign) (Campaig
 		if err != nil {
 			return CampaignView{}, err
 		}
-		stats, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id)
+		stats, byMode, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id)
 		if err != nil {
 			return CampaignView{}, err
 		}
-		return CampaignView{Campaign: c, Stats: stats}, nil
+		return CampaignView{Campaign: c, Stats: stats, ByMode: byMode}, nil
 	})
 }

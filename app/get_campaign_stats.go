@@ -18,10 +18,12 @@ type GetCampaignStats struct {
 	From, To   time.Time
 }
 
-// CampaignStatsView is a campaign with its statistics and timeline.
+// CampaignStatsView is a campaign with its statistics (over both modes and
+// per mode) and timeline.
 type CampaignStatsView struct {
 	Campaign domain.Campaign
 	Stats    domain.CampaignStats
+	ByMode   domain.ModeStats
 	Timeline domain.Timeline
 }
 
@@ -66,7 +68,7 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 		if _, err := domain.NewTimeline(from, to, interval, nil); err != nil {
 			return CampaignStatsView{}, err // a bad window, before reading anything
 		}
-		stats, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id)
+		stats, byMode, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id)
 		if err != nil {
 			return CampaignStatsView{}, err
 		}
@@ -75,20 +77,21 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 			return CampaignStatsView{}, err
 		}
 		tl, err := domain.NewTimeline(from, to, interval, counts)
-		return CampaignStatsView{Campaign: c, Stats: stats, Timeline: tl}, err
+		return CampaignStatsView{Campaign: c, Stats: stats, ByMode: byMode, Timeline: tl}, err
 	})
 }
 
-// campaignStats counts a campaign's messages by status and its failures by
-// Meta's error code.
-func campaignStats(ctx context.Context, messages ports.MessageRepository, ws domain.WorkspaceID, id domain.CampaignID) (domain.CampaignStats, error) {
-	counts, err := messages.CountMessagesByStatus(ctx, ws, id)
+// campaignStats counts a campaign's messages by status, over both modes and
+// per mode, and its failures by Meta's error code.
+func campaignStats(ctx context.Context, messages ports.MessageRepository, ws domain.WorkspaceID, id domain.CampaignID) (domain.CampaignStats, domain.ModeStats, error) {
+	counts, err := messages.CountMessagesByMode(ctx, ws, id)
 	if err != nil {
-		return domain.CampaignStats{}, err
+		return domain.CampaignStats{}, domain.ModeStats{}, err
 	}
 	failures, err := messages.CountFailuresByCode(ctx, ws, id)
 	if err != nil {
-		return domain.CampaignStats{}, err
+		return domain.CampaignStats{}, domain.ModeStats{}, err
 	}
-	return domain.NewCampaignStats(counts, failures), nil
+	all, byMode := domain.NewModeStats(counts, failures)
+	return all, byMode, nil
 }

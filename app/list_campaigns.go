@@ -44,11 +44,11 @@ func (h *ListCampaignsHandler) Handle(ctx context.Context, q ListCampaigns) (Cam
 		}
 		out := CampaignPage{Campaigns: make([]CampaignView, 0, len(cs)), NextCursor: next}
 		for _, c := range cs {
-			stats, err := campaignStats(ctx, h.messages, q.Workspace, c.ID)
+			stats, byMode, err := campaignStats(ctx, h.messages, q.Workspace, c.ID)
 			if err != nil {
 				return CampaignPage{}, err
 			}
-			out.Campaigns = append(out.Campaigns, CampaignView{Campaign: c, Stats: stats})
+			out.Campaigns = append(out.Campaigns, CampaignView{Campaign: c, Stats: stats, ByMode: byMode})
 		}
 		return out, nil
 	})

@@ -13,7 +13,9 @@ import (
 // and runs the two workers for the life of the application. It needs the
 // repository ports, a Clock, an IDGenerator, a Config, a *zap.Logger, a
 // ports.WebhookDecoder, a ports.MediaInspector, a ports.PasswordHasher and
-// two named senders, `name:"live"` and `name:"sandbox"`.
+// the named senders: `name:"sandbox"` always, `name:"live"` (Meta's Cloud
+// API) when it is configured. Without a live sender, live keys' sends are
+// refused (whatsapp_not_configured), never routed to the sandbox.
 var Module = fx.Module("app",
 	fx.Provide(
 		NewObserver,
@@ -72,17 +74,18 @@ type sendCampaignParams struct {
 	Config      Config
 	Wake        *Wakeup
 	Obs         *Observer
+	Senders     Senders
 }
 
 func newSendCampaignMessageHandler(p sendCampaignParams) *SendCampaignMessageHandler {
 	return NewSendCampaignMessageHandler(SendCampaignDeps{Tx: p.Tx, Campaigns: p.Campaigns, Contacts: p.Contacts,
 		Messages: p.Messages, Idempotency: p.Idempotency, SendCounts: p.SendCounts, Media: p.Media,
-		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs})
+		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil})
 }
 
 type senderParams struct {
 	fx.In
-	Live    ports.WhatsAppSender `name:"live"`
+	Live    ports.WhatsAppSender `name:"live" optional:"true"`
 	Sandbox ports.WhatsAppSender `name:"sandbox"`
 }
 

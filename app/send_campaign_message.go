@@ -60,6 +60,10 @@ type SendCampaignDeps struct {
 	Config      Config
 	Wake        *Wakeup // signalled after each accepted message; may be nil
 	Obs         *Observer
+	// LiveSending says live messages have somewhere to go: Meta's Cloud
+	// API is configured. Without it a live key's send (dry runs too) is
+	// refused with whatsapp_not_configured, never routed to the sandbox.
+	LiveSending bool
 }
 
 // SendCampaignMessageHandler accepts messages for delivery. Checks run in
@@ -140,6 +144,14 @@ func (h *SendCampaignMessageHandler) replay(ctx context.Context, ws domain.Works
 	return SendCampaignMessageResult{Message: msg, Replayed: true}, true, nil
 }
 
+// errWhatsAppNotConfigured refuses a live send on a server without Meta's
+// Cloud API, and says what to do about it. A dry run is refused too: it
+// promises the answer the real send would get.
+var errWhatsAppNotConfigured = &domain.Error{Code: domain.CodeWhatsAppNotConfigured,
+	Detail: "live keys send only through WhatsApp, and this server has no WhatsApp Cloud API number configured: " +
+		"set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_PHONE_NUMBER_ID on the server, or send with an sk_test_ key " +
+		"to use the sandbox; nothing was stored"}
+
 // errKeyClaimed says another request claimed the Idempotency-Key between
 // the lookup and the transaction.
 var errKeyClaimed = errors.New("idempotency key claimed concurrently")
@@ -159,6 +171,9 @@ func (h *SendCampaignMessageHandler) handle(ctx context.Context, cmd SendCampaig
 // checkAndStore runs the checks, with the campaign as stored when fresh is
 // set and as remembered otherwise, and stores the message.
 func (h *SendCampaignMessageHandler) checkAndStore(ctx context.Context, cmd SendCampaignMessage, fp domain.Fingerprint, fresh bool) (SendCampaignMessageResult, error) {
+	if cmd.Principal.Mode == domain.ModeLive && !h.d.LiveSending {
+		return SendCampaignMessageResult{}, errWhatsAppNotConfigured
+	}
 	ws := cmd.Principal.Workspace
 	phone, err := domain.ParsePhoneNumber(cmd.PhoneNumber)
 	if err != nil {
@@ -220,29 +235,37 @@ func (h *SendCampaignMessageHandler) PurgeExpired(ctx context.Context) error {
 }
 
 // checkCampaign checks the send's variables and media header against the
-// campaign, and prepares them.
+// campaign, and prepares them: a document header gets its file name from
+// the inspection.
 func (h *SendCampaignMessageHandler) checkCampaign(ctx context.Context, c domain.Campaign, cmd SendCampaignMessage) (domain.Prepared, error) {
 	prep, err := c.Prepare(cmd.Variables, cmd.MediaHeaderURL, h.cfg.Media)
 	if err != nil {
 		return domain.Prepared{}, err
 	}
-	return prep, h.inspectMedia(ctx, cmd.Principal, c.Template.HeaderFormat, prep.MediaHeaderURL)
+	info, err := h.inspectMedia(ctx, cmd.Principal, c.Template.HeaderFormat, prep.MediaHeaderURL)
+	if err != nil {
+		return domain.Prepared{}, err
+	}
+	if prep.MediaHeaderURL != "" {
+		prep.MediaFilename = c.Template.HeaderFormat.MediaFilename(prep.MediaHeaderURL, info)
+	}
+	return prep, nil
 }
 
 // inspectMedia checks the resource a media header names against Meta's
-// rules for the template's header kind.
-func (h *SendCampaignMessageHandler) inspectMedia(ctx context.Context, caller domain.Principal, header domain.HeaderFormat, url string) error {
+// rules for the template's header kind, and returns what it found.
+func (h *SendCampaignMessageHandler) inspectMedia(ctx context.Context, caller domain.Principal, header domain.HeaderFormat, url string) (domain.MediaInfo, error) {
 	if url == "" {
-		return nil
+		return domain.MediaInfo{}, nil
 	}
 	if h.d.Media == nil {
-		return errors.New("app: send-campaign has no media inspector")
+		return domain.MediaInfo{}, errors.New("app: send-campaign has no media inspector")
 	}
 	info, err := h.d.Media.InspectMedia(ctx, caller, url, header)
 	if err != nil {
-		return err
+		return domain.MediaInfo{}, err
 	}
-	return header.CheckMedia(info)
+	return info, header.CheckMedia(info)
 }
 
 func (h *SendCampaignMessageHandler) dryRun(ctx context.Context, p domain.Principal, c domain.Campaign, phone domain.PhoneNumber, prep domain.Prepared) (SendCampaignMessageResult, error) {

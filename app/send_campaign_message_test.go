@@ -73,7 +73,7 @@ func TestSendCommitsMessageContactAndEntry(t *testing.T) {
 		t.Fatalf("%d thread entries, want 1", len(entries))
 	}
 	wantEntry := domain.Entry{ID: entries[0].ID, Workspace: f.principal.Workspace, ContactID: c.ID, ConversationID: c.ConversationID,
-		Direction: domain.Outbound, Kind: domain.KindTemplate, MessageID: res.Message.ID, Status: domain.StatusQueued, Body: "Hi Ana, your code is 1234", CreatedAt: t0}
+		Direction: domain.Outbound, Kind: domain.KindTemplate, MessageID: res.Message.ID, Status: domain.StatusQueued, Mode: domain.ModeTest, Body: "Hi Ana, your code is 1234", CreatedAt: t0}
 	if diff := cmp.Diff(wantEntry, entries[0], cmpDomain); diff != "" {
 		t.Errorf("thread entry (-want +got):\n%s", diff)
 	}

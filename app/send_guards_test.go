@@ -130,7 +130,7 @@ func TestDailySendCapCountsPerMode(t *testing.T) {
 	f := newFixture(t)
 	h := app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: f.st, Campaigns: f.st, Contacts: f.st,
 		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Clock: f.clock, IDs: f.ids,
-		Config: app.Config{DailySendCap: 1}})
+		Config: app.Config{DailySendCap: 1}, LiveSending: true})
 	send := func(mode domain.KeyMode, phone string) error {
 		p := f.principal
 		p.Mode = mode

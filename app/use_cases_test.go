@@ -265,7 +265,12 @@ func TestGetCampaignAndStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(app.CampaignView{Campaign: f.campaign, Stats: want}, view, cmpDomain); diff != "" {
+	// Every message was sent with the fixture's test key.
+	if live, test := view.ByMode.Live, view.ByMode.Test; live.Total != 0 || test.Total != 7 || test.ReadRate != want.ReadRate {
+		t.Fatalf("per mode: live %+v, test %+v; want none live, all 7 test", live, test)
+	}
+	_, wantByMode := domain.NewModeStats(map[domain.KeyMode]map[domain.MessageStatus]int{domain.ModeTest: want.Counts}, nil)
+	if diff := cmp.Diff(app.CampaignView{Campaign: f.campaign, Stats: want, ByMode: wantByMode}, view, cmpDomain); diff != "" {
 		t.Fatalf("campaign view (-want +got):\n%s", diff)
 	}
 	list, err := app.NewListCampaignsHandler(f.st, f.st, nil).Handle(ctx, app.ListCampaigns{Workspace: f.principal.Workspace})

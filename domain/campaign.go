@@ -153,7 +153,10 @@ func (c *Campaign) moveTo(to CampaignStatus, now time.Time, from ...CampaignStat
 type Prepared struct {
 	Variables      []string
 	MediaHeaderURL string
-	RenderedBody   string
+	// MediaFilename is a document header's file name, set once the
+	// resource has been inspected (HeaderFormat.MediaFilename).
+	MediaFilename string
+	RenderedBody  string
 }
 
 // Prepare runs the campaign's checks on one send, in DESIGN's order: the

@@ -85,6 +85,7 @@ type Entry struct {
 	Kind           string        // KindTemplate for outbound entries, the message type for inbound ones
 	MessageID      MessageID     // outbound entries: the message sent
 	Status         MessageStatus // outbound entries: the message's current status, filled on read
+	Mode           KeyMode       // outbound entries: the sending key's mode (test: it stayed in the sandbox), filled on read
 	Body           string
 	// Inbound entries: Meta's wamid (unique in the workspace), the
 	// button payload or reply id, the media, and which of our messages
@@ -99,7 +100,8 @@ type Entry struct {
 // OutboundEntry is the thread entry for a message just accepted.
 func OutboundEntry(id EntryID, m Message, c Contact) Entry {
 	return Entry{ID: id, Workspace: m.Workspace, ContactID: c.ID, ConversationID: c.ConversationID,
-		Direction: Outbound, Kind: KindTemplate, MessageID: m.ID, Status: m.Status, Body: m.RenderedBody, CreatedAt: m.CreatedAt}
+		Direction: Outbound, Kind: KindTemplate, MessageID: m.ID, Status: m.Status, Mode: m.Mode, Body: m.RenderedBody,
+		CreatedAt: m.CreatedAt}
 }
 
 // InboundEntry is the thread entry for a message the contact wrote;

@@ -9,7 +9,7 @@ import (
 	"github.com/heraldhq/herald/domain"
 )
 
-var cmpEntry = cmp.Options{cmpStatus, cmp.AllowUnexported(domain.Direction{})}
+var cmpEntry = cmp.Options{cmpStatus, cmp.AllowUnexported(domain.Direction{}, domain.KeyMode{})}
 
 func TestInboundEntry(t *testing.T) {
 	t.Parallel()

@@ -42,6 +42,7 @@ const (
 	CodeInvalidCredentials     Code = "invalid_credentials"
 	CodeSessionNotFound        Code = "session_not_found"
 	CodeOperatorNotFound       Code = "operator_not_found"
+	CodeWhatsAppNotConfigured  Code = "whatsapp_not_configured"
 )
 
 // Codes lists every code the domain defines, so the HTTP adapter's tests can
@@ -57,6 +58,7 @@ func Codes() []Code {
 		CodeInvalidParameter, CodeInvalidTransition, CodeConflict,
 		CodeInvalidIdempotencyKey, CodeIdempotencyInFlight, CodeIdempotencyKeyReused,
 		CodeDailySendCapReached, CodeInvalidCredentials, CodeSessionNotFound, CodeOperatorNotFound,
+		CodeWhatsAppNotConfigured,
 	}
 }
 
@@ -113,6 +115,11 @@ var (
 	ErrInvalidCredentials    = &Error{Code: CodeInvalidCredentials, Detail: "the email address or the password is wrong"}
 	ErrSessionNotFound       = &Error{Code: CodeSessionNotFound, Detail: "not signed in, or the sign-in has ended"}
 	ErrOperatorNotFound      = &Error{Code: CodeOperatorNotFound, Detail: "no operator with this email address or id"}
+	// ErrWhatsAppNotConfigured refuses a live send on a server that has no
+	// WhatsApp Cloud API number to send it from: a live message only ever
+	// goes to Meta, never to the sandbox.
+	ErrWhatsAppNotConfigured = &Error{Code: CodeWhatsAppNotConfigured,
+		Detail: "live messages go only to WhatsApp, and this server has no WhatsApp Cloud API number configured"}
 )
 
 // NotFound returns the not-found error for what, keeping the sentinel's

@@ -191,6 +191,10 @@ type MediaInfo struct {
 	// reading past the largest size the header allows reports that limit
 	// plus one.
 	Size int64
+	// Filename is the name the server gave the resource (the filename of
+	// its Content-Disposition), as sent: not yet checked or cleaned; empty
+	// when it gave none. See DocumentFilename.
+	Filename string
 }
 
 // mediaRule is Meta's rule for one media header kind.

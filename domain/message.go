@@ -100,6 +100,7 @@ type Message struct {
 	HeaderFormat   HeaderFormat
 	Variables      []string
 	MediaHeaderURL string
+	MediaFilename  string // a document header's file name, sent with its link
 	RenderedBody   string
 	Status         MessageStatus
 	History        []StatusChange
@@ -118,10 +119,11 @@ func NewMessage(id MessageID, c Campaign, contact Contact, p Principal, prep Pre
 		ID: id, Workspace: c.Workspace, CampaignID: c.ID, ContactID: contact.ID,
 		KeyID: p.Key, Mode: p.Mode, Phone: contact.Phone,
 		TemplateName: c.Template.Name, Language: c.Template.Language, HeaderFormat: c.Template.HeaderFormat,
-		Variables: prep.Variables, MediaHeaderURL: prep.MediaHeaderURL, RenderedBody: prep.RenderedBody,
-		Status:    StatusQueued,
-		History:   []StatusChange{{Status: StatusQueued, At: now}},
-		CreatedAt: now, UpdatedAt: now,
+		Variables: prep.Variables, MediaHeaderURL: prep.MediaHeaderURL, MediaFilename: prep.MediaFilename,
+		RenderedBody: prep.RenderedBody,
+		Status:       StatusQueued,
+		History:      []StatusChange{{Status: StatusQueued, At: now}},
+		CreatedAt:    now, UpdatedAt: now,
 	}
 }
 

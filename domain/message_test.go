@@ -282,8 +282,9 @@ func TestNewMessageAndOutboundEntry(t *testing.T) {
 	}
 	e := domain.OutboundEntry("ent_x", m, contact)
 	wantEntry := domain.Entry{ID: "ent_x", Workspace: "wsp_x", ContactID: "ctc_x", ConversationID: "cnv_x",
-		Direction: domain.Outbound, Kind: domain.KindTemplate, MessageID: "msg_x", Status: domain.StatusQueued, Body: "Hi Ana", CreatedAt: now}
-	if diff := cmp.Diff(wantEntry, e, cmpStatus, cmp.AllowUnexported(domain.Direction{})); diff != "" {
+		Direction: domain.Outbound, Kind: domain.KindTemplate, MessageID: "msg_x", Status: domain.StatusQueued, Mode: domain.ModeLive,
+		Body: "Hi Ana", CreatedAt: now}
+	if diff := cmp.Diff(wantEntry, e, cmpStatus, cmp.AllowUnexported(domain.Direction{}, domain.KeyMode{})); diff != "" {
 		t.Fatalf("outbound entry (-want +got):\n%s", diff)
 	}
 }

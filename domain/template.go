@@ -69,12 +69,15 @@ const (
 
 // NewTemplate validates a template definition. The body's placeholders must
 // be {{1}}…{{n}} with none missing; labels, when given, name them in order.
+// The language is kept in its canonical form (CanonicalLanguage): pt-BR is
+// pt_BR.
 func NewTemplate(name, language string, header HeaderFormat, headerText, body, footer string, labels []string) (Template, error) {
 	if name == "" || len(name) > MaxTemplateNameLength || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
 		return Template{}, InvalidParameter("templateName", "a template name is 1 to 512 lowercase letters, digits and underscores")
 	}
-	if language == "" || len(language) > 15 || strings.Trim(language, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") != "" {
-		return Template{}, InvalidParameter("language", `a language is a code such as "en" or "en_US"`)
+	language, err := ParseLanguage(language)
+	if err != nil {
+		return Template{}, err
 	}
 	if header.IsZero() {
 		header = HeaderNone

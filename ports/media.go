@@ -13,7 +13,7 @@ import (
 type MediaInspector interface {
 	// InspectMedia fetches the start of the resource at rawURL, which has
 	// passed domain.CheckMediaURL, and reports its format, judged from its
-	// bytes, and its size. It reads no more than header.MaxMediaSize()+1
+	// bytes, its size, and the file name the server gave it, if any. It reads no more than header.MaxMediaSize()+1
 	// bytes. caller is who asks, so that one workspace or key cannot take
 	// every fetch there is. Errors are domain errors: invalid_media_url when
 	// the URL or a redirect leads to an address that may not be fetched,

@@ -51,8 +51,9 @@ type PayloadMedia struct {
 }
 
 // Payload builds the Cloud API body for m: body parameters in placeholder
-// order, the media header by link, and our message id in
-// biz_opaque_callback_data so status events can be matched to it.
+// order, the media header by link (a document with its file name), and our
+// message id in biz_opaque_callback_data so status events can be matched
+// to it.
 func (m OutboundMessage) Payload() TemplatePayload {
 	p := TemplatePayload{
 		MessagingProduct:      "whatsapp",
@@ -74,6 +75,7 @@ func (m OutboundMessage) Payload() TemplatePayload {
 		case domain.HeaderVideo:
 			param.Video = media
 		case domain.HeaderDocument:
+			media.Filename = m.MediaFilename
 			param.Document = media
 		}
 		p.Template.Components = append(p.Template.Components,
@@ -94,6 +96,6 @@ func (m OutboundMessage) Payload() TemplatePayload {
 func OutboundFor(m domain.Message) OutboundMessage {
 	return OutboundMessage{
 		ID: m.ID, To: m.Phone, TemplateName: m.TemplateName, Language: m.Language,
-		HeaderFormat: m.HeaderFormat, MediaHeaderURL: m.MediaHeaderURL, Variables: m.Variables,
+		HeaderFormat: m.HeaderFormat, MediaHeaderURL: m.MediaHeaderURL, MediaFilename: m.MediaFilename, Variables: m.Variables,
 	}
 }

@@ -26,6 +26,9 @@ import (
 //   - Update methods run fn on the current value inside one atomic
 //     read-modify-write and store the result only if fn returns nil.
 //   - Times are stored in UTC with microsecond precision.
+//   - Template language codes are stored in canonical form
+//     (domain.CanonicalLanguage) and looked up in any form Meta writes:
+//     pt-BR, pt_br and pt_BR are one language.
 //   - ports.ErrUnavailable (wrapped) means the store could not be reached.
 
 // Page asks for one page of a list, newest first. Cursor is the opaque value
@@ -148,6 +151,10 @@ type MessageRepository interface {
 	UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID, fn func(*domain.Message) error) (domain.Message, error)
 	// CountMessagesByStatus counts a campaign's messages per current status.
 	CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error)
+	// CountMessagesByMode counts a campaign's messages per mode of the key
+	// that sent them and current status; modes and statuses without
+	// messages are absent.
+	CountMessagesByMode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error)
 	// CountFailuresByCode counts a campaign's failed messages per provider
 	// error code (0 for failures without one).
 	CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error)

@@ -20,6 +20,7 @@ type OutboundMessage struct {
 	Language       string
 	HeaderFormat   domain.HeaderFormat
 	MediaHeaderURL string
+	MediaFilename  string // a document header's file name, shown to the recipient
 	Variables      []string
 }
 

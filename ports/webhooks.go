@@ -50,7 +50,7 @@ type InboundEvent struct {
 type TemplateStatusEvent struct {
 	Account  string // the WhatsApp Business Account id (the entry id)
 	Name     string
-	Language string
+	Language string // in canonical form (domain.CanonicalLanguage): Meta also writes pt-BR for pt_BR
 	// Status is the template's status now, in Herald's terms: REINSTATED
 	// and UNARCHIVED are APPROVED again.
 	Status domain.TemplateStatus

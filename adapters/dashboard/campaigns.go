@@ -111,6 +111,7 @@ func lines(s string) []string {
 type campaignPage struct {
 	Campaign domain.Campaign
 	Stats    domain.CampaignStats
+	ByMode   domain.ModeStats
 	Timeline domain.Timeline
 	Messages []domain.Message
 	Statuses []string
@@ -146,7 +147,7 @@ func (h *dash) campaignWith(w http.ResponseWriter, r *http.Request, status int, 
 		return
 	}
 	c := stats.Campaign
-	p := campaignPage{Campaign: c, Stats: stats.Stats, Timeline: stats.Timeline, Messages: msgs.Messages,
+	p := campaignPage{Campaign: c, Stats: stats.Stats, ByMode: stats.ByMode, Timeline: stats.Timeline, Messages: msgs.Messages,
 		Preview: preview(c.Template), Media: mediaRequirements(c.Template), Curl: curlFor(r, c), Name: c.Name}
 	for _, s := range domain.MessageStatuses() {
 		p.Statuses = append(p.Statuses, s.String())

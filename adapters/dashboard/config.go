@@ -10,6 +10,9 @@ type Config struct {
 	// address, or an IPv6 /64) and, over all clients, per email address
 	// (0: 10); see attempts for what happens past the second.
 	LoginAttemptsPerMinute int
+	// LiveSending says Meta's Cloud API is configured, so live keys can
+	// send; without it Developer settings says live keys are refused.
+	LiveSending bool
 }
 
 // WithDefaults fills in zero values.

@@ -9,7 +9,9 @@ import (
 )
 
 type keysPage struct {
-	Keys []domain.APIKey
+	// LiveSending says live keys can send: Meta's Cloud API is configured.
+	LiveSending bool
+	Keys        []domain.APIKey
 	// Created is the key just made, whose token this page shows once.
 	Created *app.CreatedKey
 	Name    string
@@ -26,7 +28,7 @@ func (h *dash) keysWith(w http.ResponseWriter, r *http.Request, status int, v vi
 		h.failErr(w, r, err)
 		return
 	}
-	p.Keys = ks
+	p.Keys, p.LiveSending = ks, h.cfg.LiveSending
 	v.Title, v.Nav, v.Page = "Developer settings", "keys", p
 	h.render(w, r, status, "keys", v)
 }

@@ -107,6 +107,7 @@ type messageDTO struct {
 	Language          string        `json:"language"`
 	RenderedBody      string        `json:"renderedBody"`
 	MediaHeaderURL    *string       `json:"mediaHeaderUrl"`
+	MediaFilename     *string       `json:"mediaHeaderFilename"`
 	ProviderMessageID *string       `json:"providerMessageId"`
 	WaID              *string       `json:"waId"`
 	Error             *messageError `json:"error"`
@@ -147,6 +148,7 @@ func (a *api) getMessage(w http.ResponseWriter, r *http.Request) {
 	if m.MediaHeaderURL != "" {
 		out.MediaHeaderURL = &m.MediaHeaderURL
 	}
+	out.MediaFilename = nonEmpty(m.MediaFilename)
 	out.ProviderMessageID, out.WaID = nonEmpty(m.ProviderID), nonEmpty(m.WaID)
 	if m.Failure != nil {
 		out.Error = &messageError{Code: m.Failure.Code, Title: m.Failure.Title}

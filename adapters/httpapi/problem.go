@@ -78,6 +78,9 @@ var statuses = map[domain.Code]statusTitle{
 	domain.CodeOperatorNotFound:   {404, "Operator not found"},
 	CodeInternal:                  {500, "Internal error"},
 	CodeUnavailable:               {503, "Service unavailable"},
+	// A live key on a server without Meta's Cloud API: nothing to retry
+	// until the operator configures it, so no Retry-After.
+	domain.CodeWhatsAppNotConfigured: {503, "WhatsApp not configured"},
 }
 
 // statusFor returns the HTTP status and title for a code; an unknown code is

@@ -250,7 +250,8 @@ func (i *Inspector) get(ctx context.Context, rawURL string, limit int64) (domain
 	if err != nil {
 		return domain.MediaInfo{}, err
 	}
-	info := domain.MediaInfo{Format: domain.SniffMediaFormat(head)}
+	info := domain.MediaInfo{Format: domain.SniffMediaFormat(head),
+		Filename: dispositionFilename(resp.Header.Get("Content-Disposition"))}
 	switch {
 	case resp.StatusCode == http.StatusPartialContent:
 		first, total, ok := parseContentRange(resp.Header.Get("Content-Range"))

@@ -107,6 +107,19 @@ type state struct {
 
 type templateKey struct{ account, name, language string }
 
+// tkey is the key of a template, its language in canonical form: Meta
+// writes pt_BR and pt-BR for one language.
+func tkey(account, name, language string) templateKey {
+	return templateKey{account, name, domain.CanonicalLanguage(language)}
+}
+
+// canonicalLanguage stores the campaign's template language in canonical
+// form, as sqlstore does.
+func canonicalLanguage(c domain.Campaign) domain.Campaign {
+	c.Template.Language = domain.CanonicalLanguage(c.Template.Language)
+	return c
+}
+
 type phoneKey struct {
 	ws    domain.WorkspaceID
 	phone string
@@ -334,7 +347,7 @@ func (r *repos) CreateCampaign(ctx context.Context, c domain.Campaign) error {
 	if _, ok := r.st.campaigns[c.ID]; ok {
 		return conflict("a campaign with this id exists")
 	}
-	put(r.st, r.st.campaigns, c.ID, copyCampaign(c))
+	put(r.st, r.st.campaigns, c.ID, canonicalLanguage(copyCampaign(c)))
 	return nil
 }
 
@@ -377,15 +390,17 @@ func (r *repos) UpdateCampaign(ctx context.Context, ws domain.WorkspaceID, id do
 		return domain.Campaign{}, err
 	}
 	c.ID, c.Workspace = old.ID, old.Workspace
-	c = copyCampaign(c)
+	c = canonicalLanguage(copyCampaign(c))
 	put(r.st, r.st.campaigns, id, c)
 	return copyCampaign(c), nil
 }
 
 // ListCampaignsByTemplate returns, across workspaces, the campaigns that
-// send the template name in language, oldest first.
+// send the template name in language (in any of the forms Meta writes),
+// oldest first.
 func (r *repos) ListCampaignsByTemplate(ctx context.Context, name, language string) ([]domain.Campaign, error) {
 	defer r.enter(ctx)()
+	language = domain.CanonicalLanguage(language)
 	out := []domain.Campaign{}
 	for _, c := range r.st.campaigns {
 		if c.Template.Name == name && c.Template.Language == language {
@@ -403,7 +418,7 @@ func (r *repos) ReplaceTemplates(ctx context.Context, account string, ts []domai
 	defer r.enter(ctx)()
 	keep := make(map[templateKey]bool, len(ts))
 	for _, t := range ts {
-		keep[templateKey{account, t.Name, t.Language}] = true
+		keep[tkey(account, t.Name, t.Language)] = true
 	}
 	for k := range r.st.templates {
 		if k.account == account && !keep[k] {
@@ -411,8 +426,9 @@ func (r *repos) ReplaceTemplates(ctx context.Context, account string, ts []domai
 		}
 	}
 	for _, t := range ts {
-		t.Account = account
-		put(r.st, r.st.templates, templateKey{account, t.Name, t.Language}, copyTemplate(t))
+		k := tkey(account, t.Name, t.Language)
+		t.Account, t.Language = account, k.language
+		put(r.st, r.st.templates, k, copyTemplate(t))
 	}
 	return nil
 }
@@ -436,7 +452,7 @@ func (r *repos) ListTemplates(ctx context.Context, account string) ([]domain.Syn
 // GetTemplate returns one of the account's templates.
 func (r *repos) GetTemplate(ctx context.Context, account, name, language string) (domain.SyncedTemplate, error) {
 	defer r.enter(ctx)()
-	t, ok := r.st.templates[templateKey{account, name, language}]
+	t, ok := r.st.templates[tkey(account, name, language)]
 	if !ok {
 		return domain.SyncedTemplate{}, domain.NotFound(domain.ErrTemplateNotFound)
 	}
@@ -447,7 +463,7 @@ func (r *repos) GetTemplate(ctx context.Context, account, name, language string)
 // templates; an unknown template stays unknown.
 func (r *repos) SetTemplateStatus(ctx context.Context, account, name, language string, status domain.TemplateStatus) error {
 	defer r.enter(ctx)()
-	k := templateKey{account, name, language}
+	k := tkey(account, name, language)
 	t, ok := r.st.templates[k]
 	if !ok {
 		return nil
@@ -725,6 +741,22 @@ func (r *repos) CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID
 	return out, nil
 }
 
+// CountMessagesByMode counts the campaign's messages per key mode and
+// current status; modes and statuses without messages are absent.
+func (r *repos) CountMessagesByMode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error) {
+	defer r.enter(ctx)()
+	out := map[domain.KeyMode]map[domain.MessageStatus]int{}
+	for _, m := range r.st.messages {
+		if m.Workspace == ws && m.CampaignID == id {
+			if out[m.Mode] == nil {
+				out[m.Mode] = map[domain.MessageStatus]int{}
+			}
+			out[m.Mode][m.Status]++
+		}
+	}
+	return out, nil
+}
+
 // CountFailuresByCode counts the campaign's failed messages per code.
 func (r *repos) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error) {
 	defer r.enter(ctx)()
@@ -921,7 +953,7 @@ func (r *repos) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact 
 	for i, e := range out {
 		out[i] = copyEntry(e)
 		if m, ok := r.st.messages[e.MessageID]; ok && e.Direction == domain.Outbound && m.Workspace == ws {
-			out[i].Status = m.Status
+			out[i].Status, out[i].Mode = m.Status, m.Mode
 		}
 	}
 	return out, next, nil

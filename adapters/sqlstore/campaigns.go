@@ -70,7 +70,7 @@ func toCampaignRow(c domain.Campaign) (campaignRow, error) {
 	t := c.Template
 	return campaignRow{
 		ID: string(c.ID), WorkspaceID: string(c.Workspace), Name: c.Name,
-		TemplateName: t.Name, Language: t.Language, HeaderFormat: t.HeaderFormat.String(), HeaderText: t.HeaderText,
+		TemplateName: t.Name, Language: domain.CanonicalLanguage(t.Language), HeaderFormat: t.HeaderFormat.String(), HeaderText: t.HeaderText,
 		Body: t.Body, Footer: t.Footer, Placeholders: phJSON,
 		TemplateStatus: c.TemplateStatus.String(), Status: c.Status.String(),
 		CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt),
@@ -200,13 +200,15 @@ WHERE workspace_id = :workspace_id AND id = :id`
 }
 
 // ListCampaignsByTemplate returns, across workspaces, the campaigns that
-// send the template name in language, oldest first.
+// send the template name in language, oldest first. Languages are stored
+// in canonical form (toCampaignRow, migration 0007), so language may be in
+// any of the forms Meta writes.
 func (s *Store) ListCampaignsByTemplate(ctx context.Context, name, language string) ([]domain.Campaign, error) {
 	const q = `SELECT ` + campaignColumns + ` FROM campaigns
 WHERE template_name = :template_name AND language = :language
 ORDER BY id`
 	var rows []campaignRow
-	if err := s.selectAll(ctx, &rows, q, map[string]any{"template_name": name, "language": language}); err != nil {
+	if err := s.selectAll(ctx, &rows, q, map[string]any{"template_name": name, "language": domain.CanonicalLanguage(language)}); err != nil {
 		return nil, s.fail("list campaigns by template", err, nil)
 	}
 	out, err := campaignsFrom(rows)

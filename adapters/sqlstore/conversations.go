@@ -17,6 +17,7 @@ type entryRow struct {
 	Kind           string     `db:"kind"`
 	MessageID      nullString `db:"message_id"`
 	Status         nullString `db:"status"`
+	Mode           nullString `db:"mode"` // read only: the outbound entry's message's
 	Body           string     `db:"body"`
 	ProviderID     nullString `db:"provider_id"`
 	Payload        string     `db:"payload"`
@@ -59,6 +60,10 @@ func (r entryRow) toDomain() (domain.Entry, error) {
 	if err != nil {
 		return domain.Entry{}, err
 	}
+	mode, err := parseStored("key mode", string(r.Mode), domain.ParseKeyMode)
+	if err != nil {
+		return domain.Entry{}, err
+	}
 	var a attachmentJSON
 	ok, err := r.Media.decode(&a)
 	if err != nil {
@@ -71,7 +76,7 @@ func (r entryRow) toDomain() (domain.Entry, error) {
 	return domain.Entry{
 		ID: domain.EntryID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID), ContactID: domain.ContactID(r.ContactID),
 		ConversationID: domain.ConversationID(r.ConversationID), Direction: dir, Kind: r.Kind,
-		MessageID: domain.MessageID(r.MessageID), Status: status, Body: r.Body,
+		MessageID: domain.MessageID(r.MessageID), Status: status, Mode: mode, Body: r.Body,
 		ProviderID: string(r.ProviderID), Payload: r.Payload, Media: media, ReplyTo: domain.MessageID(r.ReplyTo),
 		CreatedAt: r.CreatedAt.time(),
 	}, nil
@@ -112,10 +117,10 @@ ON CONFLICT (workspace_id, provider_id) WHERE provider_id IS NOT NULL DO NOTHING
 
 // ListEntries returns one page of a contact's thread, newest first, and the
 // cursor of the next page (empty on the last). An outbound entry carries the
-// current status of its message.
+// current status of its message and the mode of the key that sent it.
 func (s *Store) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p ports.Page) ([]domain.Entry, string, error) {
 	const q = `SELECT e.id, e.workspace_id, e.contact_id, e.conversation_id, e.direction, e.kind, e.message_id,
-       COALESCE(m.status, e.status) AS status, e.body, e.provider_id, e.payload, e.media, e.reply_to, e.created_at
+       COALESCE(m.status, e.status) AS status, m.mode, e.body, e.provider_id, e.payload, e.media, e.reply_to, e.created_at
 FROM conversation_entries e
 LEFT JOIN messages m ON m.id = e.message_id AND m.workspace_id = e.workspace_id
 WHERE e.workspace_id = :workspace_id AND e.contact_id = :contact_id AND (:cursor = '' OR e.id < :cursor)

@@ -23,6 +23,7 @@ type messageRow struct {
 	HeaderFormat   string        `db:"header_format"`
 	Variables      jsonText      `db:"variables"`
 	MediaHeaderURL string        `db:"media_header_url"`
+	MediaFilename  string        `db:"media_filename"`
 	RenderedBody   string        `db:"rendered_body"`
 	Status         string        `db:"status"`
 	History        jsonText      `db:"history"`
@@ -44,8 +45,8 @@ type messageRow struct {
 }
 
 const messageColumns = `id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name,
-language, header_format, variables, media_header_url, rendered_body, status, history, provider_id, wa_id,
-failure_code, failure_title, pricing, created_at, updated_at`
+language, header_format, variables, media_header_url, media_filename, rendered_body, status, history, provider_id,
+wa_id, failure_code, failure_title, pricing, created_at, updated_at`
 
 // messageTimelineColumns are written with every write of a message (a claim
 // only adds sending, which no timeline column records) and read only by
@@ -119,7 +120,7 @@ func toMessageRow(m domain.Message) (messageRow, error) {
 		ContactID: string(m.ContactID), KeyID: string(m.KeyID), Mode: m.Mode.String(),
 		PhoneNumber: m.Phone.String(), TemplateName: m.TemplateName, Language: m.Language,
 		HeaderFormat: m.HeaderFormat.String(), Variables: vars, MediaHeaderURL: m.MediaHeaderURL,
-		RenderedBody: m.RenderedBody, Status: m.Status.String(), History: histJSON,
+		MediaFilename: m.MediaFilename, RenderedBody: m.RenderedBody, Status: m.Status.String(), History: histJSON,
 		ProviderID: nullString(m.ProviderID), WaID: m.WaID, Pricing: pricing,
 		CreatedAt: newDBTime(m.CreatedAt), UpdatedAt: newDBTime(m.UpdatedAt),
 		SentAt: reachedAt(m, domain.StatusSent), DeliveredAt: reachedAt(m, domain.StatusDelivered),
@@ -173,7 +174,7 @@ func (r messageRow) toDomain() (domain.Message, error) {
 		CampaignID: domain.CampaignID(r.CampaignID), ContactID: domain.ContactID(r.ContactID),
 		KeyID: domain.KeyID(r.KeyID), Mode: mode, Phone: domain.UnmarshalPhoneNumberFromStore(r.PhoneNumber),
 		TemplateName: r.TemplateName, Language: r.Language, HeaderFormat: header, Variables: vars,
-		MediaHeaderURL: r.MediaHeaderURL, RenderedBody: r.RenderedBody, Status: status, History: history,
+		MediaHeaderURL: r.MediaHeaderURL, MediaFilename: r.MediaFilename, RenderedBody: r.RenderedBody, Status: status, History: history,
 		ProviderID: string(r.ProviderID), WaID: r.WaID, Pricing: pricing, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
 	}
 	if r.FailureCode.Valid {
@@ -187,8 +188,8 @@ func (r messageRow) toDomain() (domain.Message, error) {
 func (s *Store) CreateMessages(ctx context.Context, ms ...domain.Message) error {
 	const q = `INSERT INTO messages (` + messageColumns + `, ` + messageTimelineColumns + `, due_at, attempts)
 VALUES (:id, :workspace_id, :campaign_id, :contact_id, :key_id, :mode, :phone_number, :template_name,
-:language, :header_format, :variables, :media_header_url, :rendered_body, :status, :history, :provider_id, :wa_id,
-:failure_code, :failure_title, :pricing, :created_at, :updated_at, :sent_at, :delivered_at, :read_at, :failed_at,
+:language, :header_format, :variables, :media_header_url, :media_filename, :rendered_body, :status, :history,
+:provider_id, :wa_id, :failure_code, :failure_title, :pricing, :created_at, :updated_at, :sent_at, :delivered_at, :read_at, :failed_at,
 :created_at, 0)`
 	if len(ms) == 0 {
 		return nil
@@ -305,7 +306,7 @@ func (s *Store) writeMessage(ctx context.Context, m domain.Message) error {
 	const q = `UPDATE messages
 SET key_id = :key_id, mode = :mode, phone_number = :phone_number, template_name = :template_name,
     language = :language, header_format = :header_format, variables = :variables,
-    media_header_url = :media_header_url, rendered_body = :rendered_body, status = :status,
+    media_header_url = :media_header_url, media_filename = :media_filename, rendered_body = :rendered_body, status = :status,
     history = :history, provider_id = :provider_id, wa_id = :wa_id, failure_code = :failure_code,
     failure_title = :failure_title, pricing = :pricing, created_at = :created_at, updated_at = :updated_at,
     sent_at = :sent_at, delivered_at = :delivered_at, read_at = :read_at, failed_at = :failed_at
@@ -361,6 +362,39 @@ GROUP BY status`
 			return nil, s.fail("count messages", err, nil)
 		}
 		counts[st] = r.N
+	}
+	return counts, nil
+}
+
+// CountMessagesByMode counts the campaign's messages per key mode and
+// current status; modes and statuses without messages are absent. The
+// messages_campaign index carries both columns, so no row is visited.
+func (s *Store) CountMessagesByMode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error) {
+	const q = `SELECT mode, status, count(*) AS n FROM messages
+WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id
+GROUP BY mode, status`
+	var rows []struct {
+		Mode   string `db:"mode"`
+		Status string `db:"status"`
+		N      int    `db:"n"`
+	}
+	if err := s.selectAll(ctx, &rows, q, map[string]any{"workspace_id": string(ws), "campaign_id": string(id)}); err != nil {
+		return nil, s.fail("count messages by mode", err, nil)
+	}
+	counts := map[domain.KeyMode]map[domain.MessageStatus]int{}
+	for _, r := range rows {
+		mode, err := parseStored("key mode", r.Mode, domain.ParseKeyMode)
+		if err != nil {
+			return nil, s.fail("count messages by mode", err, nil)
+		}
+		st, err := parseStored("message status", r.Status, domain.ParseMessageStatus)
+		if err != nil {
+			return nil, s.fail("count messages by mode", err, nil)
+		}
+		if counts[mode] == nil {
+			counts[mode] = map[domain.MessageStatus]int{}
+		}
+		counts[mode][st] = r.N
 	}
 	return counts, nil
 }

@@ -25,9 +25,10 @@ type templateRow struct {
 const templateColumns = `account, name, language, provider_id, status, category, header_format, header_text, body,
 footer, placeholders, unsupported, synced_at`
 
-// toTemplateRow maps t, stored for account. The definition's name and
-// language are the template's own, so only its other fields are stored; a
-// zero definition stores empty strings and null placeholders.
+// toTemplateRow maps t, stored for account, its language in canonical form
+// (domain.CanonicalLanguage). The definition's name and language are the
+// template's own, so only its other fields are stored; a zero definition
+// stores empty strings and null placeholders.
 func toTemplateRow(account string, t domain.SyncedTemplate) (templateRow, error) {
 	d := t.Definition
 	ph, err := toPlaceholdersJSON(d.Placeholders)
@@ -35,7 +36,7 @@ func toTemplateRow(account string, t domain.SyncedTemplate) (templateRow, error)
 		return templateRow{}, err
 	}
 	return templateRow{
-		Account: account, Name: t.Name, Language: t.Language, ProviderID: t.ProviderID,
+		Account: account, Name: t.Name, Language: domain.CanonicalLanguage(t.Language), ProviderID: t.ProviderID,
 		Status: t.Status.String(), Category: t.Category,
 		HeaderFormat: d.HeaderFormat.String(), HeaderText: d.HeaderText, Body: d.Body, Footer: d.Footer,
 		Placeholders: ph, Unsupported: t.Unsupported, SyncedAt: newDBTime(t.SyncedAt),
@@ -96,7 +97,7 @@ SET provider_id = excluded.provider_id, status = excluded.status, category = exc
 		if err != nil {
 			return s.fail("replace templates", err, nil)
 		}
-		keep[key{t.Name, t.Language}] = true
+		keep[key{row.Name, row.Language}] = true
 		rows = append(rows, row)
 	}
 	return s.inTx(ctx, func(ctx context.Context, ts *Store) error {
@@ -141,12 +142,13 @@ func (s *Store) ListTemplates(ctx context.Context, account string) ([]domain.Syn
 	return out, nil
 }
 
-// GetTemplate returns one of the account's templates.
+// GetTemplate returns one of the account's templates; language may be in
+// any of the forms Meta writes.
 func (s *Store) GetTemplate(ctx context.Context, account, name, language string) (domain.SyncedTemplate, error) {
 	const q = `SELECT ` + templateColumns + ` FROM templates
 WHERE account = :account AND name = :name AND language = :language`
 	var row templateRow
-	arg := map[string]any{"account": account, "name": name, "language": language}
+	arg := map[string]any{"account": account, "name": name, "language": domain.CanonicalLanguage(language)}
 	if err := s.get(ctx, &row, q, arg); err != nil {
 		return domain.SyncedTemplate{}, s.fail("get template", err, domain.ErrTemplateNotFound)
 	}
@@ -156,11 +158,12 @@ WHERE account = :account AND name = :name AND language = :language`
 
 // SetTemplateStatus records Meta's new status of one of the account's
 // templates; an unknown template stays unknown, without error. Only the
-// status changes: the rest is what the last sync read.
+// status changes: the rest is what the last sync read. language may be in
+// any of the forms Meta writes.
 func (s *Store) SetTemplateStatus(ctx context.Context, account, name, language string, status domain.TemplateStatus) error {
 	const q = `UPDATE templates SET status = :status
 WHERE account = :account AND name = :name AND language = :language`
-	arg := map[string]any{"account": account, "name": name, "language": language, "status": status.String()}
+	arg := map[string]any{"account": account, "name": name, "language": domain.CanonicalLanguage(language), "status": status.String()}
 	_, err := s.exec(ctx, q, arg)
 	return s.fail("set template status", err, nil)
 }

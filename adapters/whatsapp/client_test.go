@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -24,6 +25,7 @@ func newFake(t *testing.T) (*fakemeta.Server, *whatsapp.Client) {
 	fake := fakemeta.New(t)
 	fake.AddTemplate(fakemeta.Template{Name: "welcome", Language: "en_US", Status: "APPROVED", BodyParams: 2})
 	fake.AddTemplate(fakemeta.Template{Name: "promo", Language: "en", Status: "APPROVED", Header: "image", BodyParams: 1})
+	fake.AddTemplate(fakemeta.Template{Name: "contract", Language: "pt_BR", Status: "APPROVED", Header: "document", BodyParams: 1})
 	return fake, whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, PhoneNumberID: fake.PhoneNumberID, Timeout: 2 * time.Second})
 }
 
@@ -49,6 +51,9 @@ func TestRequestsAndAnswersMatchMetasSpec(t *testing.T) {
 		TemplateName: "promo", Language: "en", HeaderFormat: domain.HeaderImage,
 		MediaHeaderURL: "https://cdn.example.com/sale.jpg", Variables: []string{"Maria"}}
 	if _, err := c.Send(ctx, media); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Send(ctx, documentMessage()); err != nil {
 		t.Fatal(err)
 	}
 	fake.Inject(fakemeta.Fault{HTTP: 400, Code: 130429, Title: "Rate limit hit", Times: 1})
@@ -87,6 +92,39 @@ func TestPayload(t *testing.T) {
 		`{"parameters":[{"text":"Maria","type":"text"}],"type":"body"}],"language":{"code":"en","policy":"deterministic"},"name":"promo"},"to":"+5511988887777","type":"template"}`
 	if b, _ := json.Marshal(got); string(b) != want {
 		t.Fatalf("payload\n got %s\nwant %s", b, want)
+	}
+}
+
+// documentMessage has a document header with the file name the recipient
+// sees.
+func documentMessage() ports.OutboundMessage {
+	return ports.OutboundMessage{ID: "msg_01m80000000000000000000004", To: domain.MustPhoneNumber("+5511988887777"),
+		TemplateName: "contract", Language: "pt_BR", HeaderFormat: domain.HeaderDocument,
+		MediaHeaderURL: "https://cdn.example.com/d/7f3a?sig=1", MediaFilename: "Contrato de serviço.pdf", Variables: []string{"Maria"}}
+}
+
+// A document header carries its file name, so the recipient sees
+// "Contrato de serviço.pdf" rather than an unnamed file.
+func TestPayloadNamesTheDocument(t *testing.T) {
+	t.Parallel()
+	fake, c := newFake(t)
+	if _, err := c.Send(context.Background(), documentMessage()); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Template struct {
+			Components []struct {
+				Type       string
+				Parameters []map[string]any
+			}
+		}
+	}
+	json.Unmarshal(fake.Requests()[0].Body, &got)
+	header := got.Template.Components[0]
+	want := map[string]any{"type": "document",
+		"document": map[string]any{"link": "https://cdn.example.com/d/7f3a?sig=1", "filename": "Contrato de serviço.pdf"}}
+	if header.Type != "header" || len(header.Parameters) != 1 || fmt.Sprint(header.Parameters[0]) != fmt.Sprint(want) {
+		t.Fatalf("header component %+v, want the document with its file name %v", header, want)
 	}
 }
 

@@ -135,7 +135,8 @@ func (c *Client) templatePage(ctx context.Context, after string) (templatePage, 
 // cannot send keeps its identity and status, with a zero Definition and
 // Unsupported saying why.
 func toSyncedTemplate(account string, t metaTemplate) domain.SyncedTemplate {
-	out := domain.SyncedTemplate{Account: account, ProviderID: t.ID, Name: t.Name, Language: t.Language, Category: t.Category}
+	out := domain.SyncedTemplate{Account: account, ProviderID: t.ID, Name: t.Name,
+		Language: domain.CanonicalLanguage(t.Language), Category: t.Category}
 	status, err := domain.ParseTemplateStatus(t.Status)
 	if err != nil {
 		out.Unsupported = "unrecognised status " + strconv.Quote(clip(t.Status, 40))

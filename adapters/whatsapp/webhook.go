@@ -516,7 +516,7 @@ func (d *decoder) templateStatus(at, account string, when time.Time, raw json.Ra
 		d.skip(at, "unreadable template status: %v", err)
 		return
 	}
-	e := ports.TemplateStatusEvent{Account: account, Name: v.Name, Language: v.Language,
+	e := ports.TemplateStatusEvent{Account: account, Name: v.Name, Language: domain.CanonicalLanguage(v.Language),
 		Event: v.Event, Reason: v.Reason, At: when}
 	switch strings.ToUpper(v.Event) {
 	case "APPROVED", "REINSTATED", "UNARCHIVED":

@@ -222,7 +222,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("database-url", "HERALD_DATABASE_URL", "sqlite:herald.db", "sqlite:PATH or postgres://…", true, database(&c.DatabaseURL)),
 		mk("database-max-open-conns", "HERALD_DATABASE_MAX_OPEN_CONNS", "0", "database pool size; 0 picks 8 for SQLite, 20 for PostgreSQL", false, num(&c.DatabaseMaxOpenConns, 0, 1000)),
 		mk("whatsapp-api-url", "HERALD_WHATSAPP_API_URL", "https://graph.facebook.com/v24.0", "Cloud API base, version included", false, baseURL(&c.WhatsAppAPIURL)),
-		mk("whatsapp-access-token", "HERALD_WHATSAPP_ACCESS_TOKEN", "", "Cloud API token; without it live messages go to the sandbox", true, str(&c.WhatsAppAccessToken)),
+		mk("whatsapp-access-token", "HERALD_WHATSAPP_ACCESS_TOKEN", "", "Cloud API token; without it (or the phone number id) live sends answer 503 whatsapp_not_configured", true, str(&c.WhatsAppAccessToken)),
 		mk("whatsapp-phone-number-id", "HERALD_WHATSAPP_PHONE_NUMBER_ID", "", "default sender number id", false, str(&c.WhatsAppPhoneID)),
 		mk("whatsapp-waba-id", "HERALD_WHATSAPP_WABA_ID", "", "business account id, for template sync", false, str(&c.WhatsAppWABAID)),
 		mk("whatsapp-template-refresh", "HERALD_WHATSAPP_TEMPLATE_REFRESH", "15m", "how often the server syncs templates from Meta, after one sync at start", false, dur(&c.TemplateRefresh)),

@@ -52,6 +52,9 @@ func keysCreate(e env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if m == domain.ModeLive && !c.cfg.whatsApp().Configured() {
+			fmt.Fprint(e.stderr, liveKeyWarning)
+		}
 		if *c.json {
 			return c.printJSON(e.stdout, createdKeyJSON{ID: string(k.Key.ID), Token: k.Token.Plaintext(),
 				Identifier: k.Key.Identifier, Mode: k.Key.Mode.String(), WorkspaceID: string(k.Key.Workspace)})
@@ -62,6 +65,13 @@ func keysCreate(e env, args []string) error {
 		return nil
 	}, &h)
 }
+
+// liveKeyWarning is what keys create --mode live says on stderr when the
+// settings it read have no Cloud API number: a server with them refuses
+// the key's sends rather than route them to the sandbox.
+const liveKeyWarning = "warning: these settings have no WhatsApp Cloud API number (HERALD_WHATSAPP_ACCESS_TOKEN and " +
+	"HERALD_WHATSAPP_PHONE_NUMBER_ID are not both set). A server started with them answers this live key's sends with " +
+	"503 whatsapp_not_configured: live messages go only to WhatsApp. Set both on the server, or use --mode test to send in the sandbox.\n"
 
 func keysList(e env, args []string) error {
 	var workspace string

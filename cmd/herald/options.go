@@ -18,7 +18,6 @@ import (
 	"github.com/heraldhq/herald/adapters/whatsapp"
 	"github.com/heraldhq/herald/adapters/zaplog"
 	"github.com/heraldhq/herald/app"
-	"github.com/heraldhq/herald/ports"
 )
 
 // storeModule picks the store from the database URL.
@@ -66,9 +65,10 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 
 // appOptions is the one place that picks the server's modules: the store
 // from the database URL, the API and the dashboard, the sandbox always, and
-// the live sender: Meta's
-// Cloud API when its token and sender number are set, otherwise the sandbox
-// too (start-up says so).
+// the live sender, Meta's Cloud API, when its token and sender number are
+// set. Without them there is no live sender: live keys' sends answer 503
+// whatsapp_not_configured (start-up says so), and nothing live ever goes to
+// the sandbox.
 func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 	core, err := coreOptions(cfg, logOut, cfg.LogLevel)
 	if err != nil {
@@ -88,7 +88,7 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 			sandbox.Config{SentAfter: min(step, 100*time.Millisecond), DeliveredAfter: step, ReadAfter: step},
 			httpapi.Config{Addr: cfg.Addr, RequestTimeout: cfg.RequestTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
 				TrustedProxies: proxies, TLSCertFile: cfg.TLSCertFile, TLSKeyFile: cfg.TLSKeyFile},
-			dashboard.Config{SecureCookie: cfg.DashboardSecure},
+			dashboard.Config{SecureCookie: cfg.DashboardSecure, LiveSending: cfg.whatsApp().Configured()},
 		),
 		sandbox.Module,
 		liveSender(cfg),
@@ -129,13 +129,14 @@ func cloudAPI(cfg *Config) fx.Option {
 	return fx.Options(opts...)
 }
 
-// liveSender picks the sender for live keys: the Cloud API when its token
-// and sender number are set, otherwise the sandbox.
+// liveSender provides the sender for live keys, the Cloud API, when its
+// token and sender number are set; otherwise none, and live sends are
+// refused rather than sent to the sandbox (DESIGN §5).
 func liveSender(cfg *Config) fx.Option {
 	if cfg.whatsApp().Configured() {
 		return whatsapp.SenderModule
 	}
-	return fx.Provide(fx.Annotate(func(s *sandbox.Sender) ports.WhatsAppSender { return s }, fx.ResultTags(`name:"live"`)))
+	return fx.Options()
 }
 
 // cliOptions are the modules for administration commands: no server, no

@@ -97,7 +97,7 @@ func logStart(log *zap.Logger, cfg *Config, gogc string) {
 	}
 	log.Info("configuration", fields...)
 	if !cfg.whatsApp().Configured() {
-		log.Warn("live messages go to the sandbox: set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_PHONE_NUMBER_ID to send through the Cloud API")
+		log.Warn("only test keys can send: live keys' sends answer 503 whatsapp_not_configured until HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_PHONE_NUMBER_ID are set; test keys send in the sandbox")
 	} else {
 		log.Info("live messages go to the WhatsApp Cloud API", zap.String("api_url", cfg.WhatsAppAPIURL),
 			zap.String("phone_number_id", cfg.WhatsAppPhoneID))

@@ -24,6 +24,9 @@ var _ ports.MessageRepository = &MessageRepositoryMock{}
 //			CountFailuresByCodeFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error) {
 //				panic("mock out the CountFailuresByCode method")
 //			},
+//			CountMessagesByModeFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error) {
+//				panic("mock out the CountMessagesByMode method")
+//			},
 //			CountMessagesByStatusFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error) {
 //				panic("mock out the CountMessagesByStatus method")
 //			},
@@ -64,6 +67,9 @@ type MessageRepositoryMock struct {
 	// CountFailuresByCodeFunc mocks the CountFailuresByCode method.
 	CountFailuresByCodeFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error)
 
+	// CountMessagesByModeFunc mocks the CountMessagesByMode method.
+	CountMessagesByModeFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error)
+
 	// CountMessagesByStatusFunc mocks the CountMessagesByStatus method.
 	CountMessagesByStatusFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error)
 
@@ -98,6 +104,15 @@ type MessageRepositoryMock struct {
 	calls struct {
 		// CountFailuresByCode holds details about calls to the CountFailuresByCode method.
 		CountFailuresByCode []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Ws is the ws argument value.
+			Ws domain.WorkspaceID
+			// ID is the id argument value.
+			ID domain.CampaignID
+		}
+		// CountMessagesByMode holds details about calls to the CountMessagesByMode method.
+		CountMessagesByMode []struct {
 			// Ctx is the ctx argument value.
 			Ctx context.Context
 			// Ws is the ws argument value.
@@ -201,6 +216,7 @@ type MessageRepositoryMock struct {
 		}
 	}
 	lockCountFailuresByCode   sync.RWMutex
+	lockCountMessagesByMode   sync.RWMutex
 	lockCountMessagesByStatus sync.RWMutex
 	lockCountStatusTimeline   sync.RWMutex
 	lockCreateMessages        sync.RWMutex
@@ -250,6 +266,46 @@ func (mock *MessageRepositoryMock) CountFailuresByCodeCalls() []struct {
 	mock.lockCountFailuresByCode.RLock()
 	calls = mock.calls.CountFailuresByCode
 	mock.lockCountFailuresByCode.RUnlock()
+	return calls
+}
+
+// CountMessagesByMode calls CountMessagesByModeFunc.
+func (mock *MessageRepositoryMock) CountMessagesByMode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error) {
+	if mock.CountMessagesByModeFunc == nil {
+		panic("MessageRepositoryMock.CountMessagesByModeFunc: method is nil but MessageRepository.CountMessagesByMode was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Ws  domain.WorkspaceID
+		ID  domain.CampaignID
+	}{
+		Ctx: ctx,
+		Ws:  ws,
+		ID:  id,
+	}
+	mock.lockCountMessagesByMode.Lock()
+	mock.calls.CountMessagesByMode = append(mock.calls.CountMessagesByMode, callInfo)
+	mock.lockCountMessagesByMode.Unlock()
+	return mock.CountMessagesByModeFunc(ctx, ws, id)
+}
+
+// CountMessagesByModeCalls gets all the calls that were made to CountMessagesByMode.
+// Check the length with:
+//
+//	len(mockedMessageRepository.CountMessagesByModeCalls())
+func (mock *MessageRepositoryMock) CountMessagesByModeCalls() []struct {
+	Ctx context.Context
+	Ws  domain.WorkspaceID
+	ID  domain.CampaignID
+} {
+	var calls []struct {
+		Ctx context.Context
+		Ws  domain.WorkspaceID
+		ID  domain.CampaignID
+	}
+	mock.lockCountMessagesByMode.RLock()
+	calls = mock.calls.CountMessagesByMode
+	mock.lockCountMessagesByMode.RUnlock()
 	return calls
 }
 

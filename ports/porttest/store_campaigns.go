@@ -21,6 +21,7 @@ var campaignTests = []storeTest{
 	{"TemplateStatus", testCampaignTemplateStatus},
 	{"ListByTemplate", testCampaignListByTemplate},
 	{"ListByTemplateNone", testCampaignListByTemplateNone},
+	{"ListByTemplateAnyLanguageForm", testCampaignListByTemplateAnyLanguageForm},
 }
 
 func testCampaignRoundTrip(t *testing.T, s Store) {

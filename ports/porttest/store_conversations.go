@@ -17,6 +17,7 @@ import (
 var conversationTests = []storeTest{
 	{"RoundTrip", testEntryRoundTrip},
 	{"OutboundStatus", testEntryOutboundStatus},
+	{"OutboundMode", testEntryOutboundMode},
 	{"UnknownContact", testEntriesUnknownContact},
 	{"OtherWorkspace", testEntriesOtherWorkspace},
 	{"List", testEntriesList},

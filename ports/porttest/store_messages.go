@@ -26,6 +26,7 @@ var messageTests = []storeTest{
 	{"ForwardOnlyRace", testMessageForwardOnlyRace},
 	{"Locate", testMessageLocate},
 	{"CountByStatus", testMessageCountByStatus},
+	{"CountByMode", testMessageCountByMode},
 	{"CountFailuresByCode", testMessageCountFailuresByCode},
 	{"CountStatusTimeline", testMessageCountStatusTimeline},
 	{"ParkStatuses", testMessageParkStatuses},

@@ -25,6 +25,7 @@ var queueTests = []storeTest{
 	{"ExpiredLease", testQueueExpiredLease},
 	{"ReleaseStaleAttempt", testQueueReleaseStaleAttempt},
 	{"Renew", testQueueRenew},
+	{"DocumentNameSurvivesClaim", testQueueDocumentNameSurvivesClaim},
 }
 
 const lease = time.Minute

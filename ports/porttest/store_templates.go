@@ -23,6 +23,7 @@ var templateTests = []storeTest{
 	{"NotFound", testTemplateNotFound},
 	{"Rollback", testTemplateRollback},
 	{"SetStatus", testTemplateSetStatus},
+	{"AnyLanguageForm", testTemplateAnyLanguageForm},
 }
 
 // templateSet returns four templates of account, written out of order: two

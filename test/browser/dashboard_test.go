@@ -242,12 +242,12 @@ func sendAndWatch(t *testing.T, b *browser, token, campaignID string) {
 	b.shot("campaign-stats")
 
 	b.open("/dashboard/campaigns")
-	// Name, id, status, template, messages, delivered, read, failed. The
-	// Delivered column counts messages now in that status, which the
-	// read one has left.
-	if cells := b.texts("main table tbody tr td"); len(cells) != 8 || cells[0] != "Welcome" || cells[2] != "active" ||
-		cells[4] != "2" || cells[6] != "1" || cells[7] != "1" {
-		t.Fatalf("the campaigns table reads %q, want Welcome, active, 2 messages, 1 read, 1 failed", cells)
+	// Name, id, status, template, messages, delivered, read, failed, test.
+	// The Delivered column counts messages now in that status, which the
+	// read one has left; both were sent with a test key.
+	if cells := b.texts("main table tbody tr td"); len(cells) != 9 || cells[0] != "Welcome" || cells[2] != "active" ||
+		cells[4] != "2" || cells[6] != "1" || cells[7] != "1" || cells[8] != "2" {
+		t.Fatalf("the campaigns table reads %q, want Welcome, active, 2 messages, 1 read, 1 failed, 2 test", cells)
 	}
 	b.shot("campaigns")
 

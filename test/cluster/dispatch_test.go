@@ -65,7 +65,7 @@ func TestThreeDispatchersSendEachMessageOnce(t *testing.T) {
 	key, camp := seed(t, setup)
 	principal := domain.Principal{Workspace: key.Key.Workspace, Key: key.Key.ID, Mode: domain.ModeLive}
 	send := app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: setup, Campaigns: setup, Contacts: setup,
-		Messages: setup, Idempotency: setup, SendCounts: setup, Clock: clock, IDs: ids})
+		Messages: setup, Idempotency: setup, SendCounts: setup, Clock: clock, IDs: ids, LiveSending: true})
 	var wg sync.WaitGroup
 	errs := make(chan error, messages)
 	for w := range 8 {

@@ -93,7 +93,7 @@ func TestDatabaseOutage(t *testing.T) {
 	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Deps{
 		Auth: app.NewAuthenticateKeyHandler(st, clock, cfg),
 		SendCampaign: app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st,
-			Messages: st, Idempotency: st, SendCounts: st, Clock: clock, IDs: ids, Wake: wake, Obs: obs}),
+			Messages: st, Idempotency: st, SendCounts: st, Clock: clock, IDs: ids, Wake: wake, Obs: obs, LiveSending: true}),
 		Store: st,
 	}, httpapi.Config{RequestTimeout: 5 * time.Second, RateLimit: 1e6, RateBurst: 1e6}, zaptest.NewLogger(t, zaptest.Level(zap.ErrorLevel))))
 	defer srv.Close()

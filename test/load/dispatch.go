@@ -59,7 +59,7 @@ func dispatchRun(dir string, n, mps, concurrency int, latency time.Duration) err
 		return err
 	}
 	send := app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st, Messages: st,
-		Idempotency: st, SendCounts: st, Clock: clock, IDs: ids})
+		Idempotency: st, SendCounts: st, Clock: clock, IDs: ids, LiveSending: true})
 	p := domain.Principal{Workspace: key.Key.Workspace, Key: key.Key.ID, Mode: domain.ModeLive}
 	for i := range n {
 		if _, err := send.Handle(ctx, app.SendCampaignMessage{Principal: p, PhoneNumber: fmt.Sprintf("+1415555%04d", i),

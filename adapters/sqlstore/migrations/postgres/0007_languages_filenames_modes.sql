@@ -1,0 +1,45 @@
+-- Template languages in one form, document names, counts per mode;
+-- PostgreSQL. Same changes as SQLite's 0007_languages_filenames_modes.sql.
+
+-- Meta writes one language as pt_BR, pt-BR or pt_br. Herald stores the
+-- canonical form (domain.CanonicalLanguage): "-" read as "_", the first
+-- subtag in lower case and the rest in upper case. Two forms are one
+-- language when they are equal ignoring case once "-" is "_". A template
+-- stored under two forms keeps the row synced last (the next sync rewrites
+-- it anyway).
+DELETE FROM templates a USING templates b
+WHERE a.account = b.account AND a.name = b.name
+  AND lower(replace(a.language, '-', '_')) = lower(replace(b.language, '-', '_'))
+  AND (b.synced_at > a.synced_at OR (b.synced_at = a.synced_at AND b.language < a.language));
+
+UPDATE templates SET language = replace(language, '-', '_') WHERE strpos(language, '-') > 0;
+UPDATE templates SET language = lower(substr(language, 1, strpos(language, '_') - 1)) || upper(substr(language, strpos(language, '_')))
+WHERE strpos(language, '_') > 0
+  AND language <> lower(substr(language, 1, strpos(language, '_') - 1)) || upper(substr(language, strpos(language, '_')));
+UPDATE templates SET language = lower(language) WHERE strpos(language, '_') = 0 AND language <> lower(language);
+
+UPDATE campaigns SET language = replace(language, '-', '_') WHERE strpos(language, '-') > 0;
+UPDATE campaigns SET language = lower(substr(language, 1, strpos(language, '_') - 1)) || upper(substr(language, strpos(language, '_')))
+WHERE strpos(language, '_') > 0
+  AND language <> lower(substr(language, 1, strpos(language, '_') - 1)) || upper(substr(language, strpos(language, '_')));
+UPDATE campaigns SET language = lower(language) WHERE strpos(language, '_') = 0 AND language <> lower(language);
+
+-- Messages still to be sent carry the code to Meta: only those change (the
+-- others are history, and due_at's index finds these).
+UPDATE messages SET language = replace(language, '-', '_') WHERE due_at IS NOT NULL AND strpos(language, '-') > 0;
+UPDATE messages SET language = lower(substr(language, 1, strpos(language, '_') - 1)) || upper(substr(language, strpos(language, '_')))
+WHERE due_at IS NOT NULL AND strpos(language, '_') > 0
+  AND language <> lower(substr(language, 1, strpos(language, '_') - 1)) || upper(substr(language, strpos(language, '_')));
+UPDATE messages SET language = lower(language)
+WHERE due_at IS NOT NULL AND strpos(language, '_') = 0 AND language <> lower(language);
+
+-- A document header's file name, sent to Meta with the link so the
+-- recipient sees the document's name; empty for other headers. A constant
+-- default: no table rewrite.
+ALTER TABLE messages ADD COLUMN media_filename text NOT NULL DEFAULT '';
+
+-- A campaign's statistics count live and test messages apart: the index
+-- that serves the counts without visiting rows carries the mode too.
+DROP INDEX messages_campaign;
+CREATE INDEX messages_campaign ON messages (workspace_id, campaign_id, id)
+    INCLUDE (mode, status, failure_code, created_at, sent_at, delivered_at, read_at, failed_at);

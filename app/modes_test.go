@@ -1,0 +1,82 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports/portsmock"
+	"github.com/heraldhq/herald/ports/porttest"
+)
+
+// A live message only ever goes to Meta. Without a live sender, a live
+// key's send and dry run are refused before anything is checked or stored;
+// a test key's still go to the sandbox.
+func TestLiveSendWithoutTheCloudAPIIsRefused(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	h := app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: f.st, Campaigns: f.st, Contacts: f.st,
+		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Media: porttest.MediaByExtension(),
+		Clock: f.clock, IDs: f.ids, Obs: app.NewObserver(nil)})
+	live := f.principal
+	live.Mode = domain.ModeLive
+	for _, dry := range []bool{false, true} {
+		_, err := h.Handle(context.Background(), app.SendCampaignMessage{Principal: live, PhoneNumber: phone,
+			CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}, DryRun: dry})
+		var de *domain.Error
+		if !errors.As(err, &de) || de.Code != domain.CodeWhatsAppNotConfigured || !errors.Is(err, domain.ErrWhatsAppNotConfigured) ||
+			!strings.Contains(de.Detail, "HERALD_WHATSAPP_ACCESS_TOKEN") || !strings.Contains(de.Detail, "sk_test_") {
+			t.Fatalf("live send (dry run %v) without the Cloud API: %v; want whatsapp_not_configured saying what to set", dry, err)
+		}
+	}
+	if _, messages, _ := f.stored(t, f.principal.Workspace, phone); messages != 0 {
+		t.Fatalf("a refused live send stored %d messages", messages)
+	}
+	if _, err := h.Handle(context.Background(), app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
+		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}}); err != nil {
+		t.Fatalf("a test key's send: %v", err)
+	}
+}
+
+// A live message claimed by a dispatcher without a live sender (queued
+// before an upgrade, or on an instance set up unlike the others) is never
+// handed to the sandbox: it waits for an instance that can send it, and
+// fails saying why when its attempts run out.
+func TestLiveMessageWithoutALiveSenderIsNeverSandboxed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	live := f.principal
+	live.Mode = domain.ModeLive
+	m := f.send(t, live, phone)
+	// No SendFunc: handing the message to the sandbox would panic.
+	sandbox := &portsmock.WhatsAppSenderMock{}
+
+	d := f.dispatcher(f.st, f.st, nil, sandbox, app.Config{})
+	if n := dispatchOnce(t, d); n != 1 {
+		t.Fatalf("claimed %d, want the live message", n)
+	}
+	if got := f.message(t, m.ID); got.Status.IsTerminal() || got.ProviderID != "" {
+		t.Fatalf("after one attempt without a live sender: %s, provider id %q; want it waiting, unsent", got.Status, got.ProviderID)
+	}
+	if n := dispatchOnce(t, d); n != 0 {
+		t.Fatalf("the waiting message was claimed again at once (%d)", n)
+	}
+
+	// The last attempt fails it, with the reason.
+	f.clock.Advance(time.Minute) // it waits as long as live sends pause after refused credentials (AuthPause)
+	last := f.dispatcher(f.st, f.st, nil, sandbox, app.Config{MaxAttempts: 2})
+	if n := dispatchOnce(t, last); n != 1 {
+		t.Fatalf("claimed %d after the wait, want the live message", n)
+	}
+	got := f.message(t, m.ID)
+	if got.Status != domain.StatusFailed || got.Failure == nil || !strings.Contains(got.Failure.Title, "no WhatsApp Cloud API number configured") {
+		t.Fatalf("after its last attempt: %s, failure %+v; want failed saying the Cloud API is not configured", got.Status, got.Failure)
+	}
+	if len(sandbox.SendCalls()) != 0 {
+		t.Fatalf("the sandbox was handed %d live messages", len(sandbox.SendCalls()))
+	}
+}
