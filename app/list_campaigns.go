@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strings"
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
@@ -68,7 +69,9 @@ func checkPage(p ports.Page) (ports.Page, error) {
 	case p.Limit < 0 || p.Limit > MaxPageSize:
 		return p, domain.InvalidParameter("limit", "limit must be between 1 and 100")
 	}
-	if len(p.Cursor) > 64 {
+	// A cursor is an id, printable ASCII; anything else (a NUL, which
+	// PostgreSQL refuses even in a query's parameters) was not returned.
+	if len(p.Cursor) > 64 || strings.ContainsFunc(p.Cursor, func(r rune) bool { return r <= ' ' || r > '~' }) {
 		return p, domain.InvalidParameter("cursor", "the cursor is not one this API returned")
 	}
 	return p, nil

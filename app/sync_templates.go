@@ -65,6 +65,7 @@ func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult,
 		}
 		now := h.clock.Now().UTC().Truncate(time.Microsecond)
 		for i := range ts {
+			ts[i] = ts[i].Scrubbed()
 			ts[i].Account, ts[i].SyncedAt = account, now
 		}
 		res := SyncTemplatesResult{Account: account, Templates: ts}

@@ -63,10 +63,18 @@ type ContactSync struct {
 
 // ApplySync validates s and applies it.
 func (c *Contact) ApplySync(s ContactSync, now time.Time) error {
-	if s.Name != nil && utf8.RuneCountInString(*s.Name) > MaxNameLength {
-		return InvalidParameter("name", "a name is at most 256 characters")
+	if s.Name != nil {
+		if err := CheckText("name", "the name", *s.Name); err != nil {
+			return err
+		}
+		if utf8.RuneCountInString(*s.Name) > MaxNameLength {
+			return InvalidParameter("name", "a name is at most 256 characters")
+		}
 	}
 	if s.Email != nil && *s.Email != "" {
+		if err := CheckText("email", "the email address", *s.Email); err != nil {
+			return err
+		}
 		a, err := mail.ParseAddress(*s.Email)
 		if err != nil || a.Address != *s.Email {
 			return InvalidParameter("email", "the email address is not valid")
@@ -77,8 +85,14 @@ func (c *Contact) ApplySync(s ContactSync, now time.Time) error {
 		attrs[k] = v
 	}
 	for k, v := range s.Attributes {
+		if err := CheckText("attributes", "an attribute name", k); err != nil {
+			return err
+		}
 		if k == "" || len(k) > MaxAttributeKey {
 			return InvalidParameter("attributes", "attribute names are 1 to 64 bytes")
+		}
+		if err := CheckText("attributes", "the value of attribute "+k, v); err != nil {
+			return err
 		}
 		if utf8.RuneCountInString(v) > MaxAttributeValue {
 			return InvalidParameter("attributes", "attribute "+k+" is longer than 1024 characters")
@@ -96,6 +110,9 @@ func (c *Contact) ApplySync(s ContactSync, now time.Time) error {
 	if s.Tags != nil {
 		set := map[string]bool{}
 		for _, t := range s.Tags {
+			if err := CheckText("tags", "a tag", t); err != nil {
+				return err
+			}
 			t = strings.TrimSpace(t)
 			if t == "" || utf8.RuneCountInString(t) > MaxTagLength {
 				return InvalidParameter("tags", "tags are 1 to 64 characters")

@@ -116,6 +116,15 @@ func TestApplySyncRefuses(t *testing.T) {
 		{"empty tag", "tags", domain.ContactSync{Tags: []string{"ok", "  "}}},
 		{"tag of 65 characters", "tags", domain.ContactSync{Tags: []string{strings.Repeat("é", 65)}}},
 		{"51 tags", "tags", domain.ContactSync{Tags: tags(51)}},
+		// PostgreSQL refuses NUL in text: no engine stores it.
+		{"NUL in the name", "name", domain.ContactSync{Name: ptr("Bo\x00b")}},
+		{"NUL in the email", "email", domain.ContactSync{Email: ptr("bo\x00@example.com")}},
+		{"NUL in an attribute name", "attributes", domain.ContactSync{Attributes: map[string]string{"ci\x00ty": "Pune"}}},
+		{"NUL in an attribute value", "attributes", domain.ContactSync{Attributes: map[string]string{"city": "Pu\x00ne"}}},
+		{"NUL alone as an attribute value", "attributes", domain.ContactSync{Attributes: map[string]string{"city": "\x00"}}},
+		{"NUL in a tag", "tags", domain.ContactSync{Tags: []string{"ok", "v\x00ip"}}},
+		{"invalid UTF-8 in the name", "name", domain.ContactSync{Name: ptr("Bo\xffb")}},
+		{"invalid UTF-8 in a tag", "tags", domain.ContactSync{Tags: []string{"\xc3"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
