@@ -240,11 +240,12 @@ func (h *SendCampaignMessageHandler) claimKeys(ctx context.Context, r ports.Repo
 	}
 	slices.SortFunc(keyed, func(a, b *pendingSend) int {
 		return cmp.Or(cmp.Compare(a.cmd.Principal.Workspace, b.cmd.Principal.Workspace),
+			cmp.Compare(a.cmd.Principal.Mode.String(), b.cmd.Principal.Mode.String()),
 			cmp.Compare(a.cmd.IdempotencyKey, b.cmd.IdempotencyKey))
 	})
 	rerun := false
 	for _, p := range keyed {
-		rec := domain.IdempotencyRecord{Workspace: p.cmd.Principal.Workspace, Key: p.cmd.IdempotencyKey,
+		rec := domain.IdempotencyRecord{Workspace: p.cmd.Principal.Workspace, Mode: p.cmd.Principal.Mode, Key: p.cmd.IdempotencyKey,
 			Fingerprint: p.fp, Message: p.msgID, CreatedAt: p.now}
 		err := r.Idempotency.ClaimIdempotencyKey(ctx, rec, domain.IdempotencyStaleBefore(p.now))
 		switch {

@@ -1,0 +1,142 @@
+package sqlstore_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/heraldhq/herald/adapters/sqlstore"
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports/porttest"
+)
+
+// Migrations 7 and later give the mode to rows written before them: an
+// Idempotency-Key takes the mode of the message it stands for.
+func TestMigrationModesSQLite(t *testing.T) {
+	t.Parallel()
+	db, _, err := sqlstore.Open(t.Context(), sqlstore.Config{DatabaseURL: "sqlite:" + filepath.Join(t.TempDir(), "m.db")})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	testMigrationModes(t, db, sqlstore.SQLite(), `CREATE TABLE schema_migrations (
+    version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`)
+}
+
+func TestMigrationModesPostgres(t *testing.T) {
+	t.Parallel()
+	testMigrationModes(t, newPostgres(t, false), sqlstore.Postgres(), `CREATE TABLE schema_migrations (
+    version integer NOT NULL PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`)
+}
+
+// migrateBy applies d's migrations 1 to n by hand, as a build of that
+// version did.
+func migrateBy(t *testing.T, db *sqlx.DB, d sqlstore.Dialect, schemaMigrationsDDL string, n int) {
+	t.Helper()
+	if _, err := db.ExecContext(t.Context(), schemaMigrationsDDL); err != nil {
+		t.Fatalf("create schema_migrations: %v", err)
+	}
+	files, err := filepath.Glob(filepath.Join("migrations", d.Name(), "*.sql"))
+	if err != nil || len(files) < n {
+		t.Fatalf("migrations of %s: %v %v", d.Name(), files, err)
+	}
+	for v, f := range files[:n] {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(t.Context(), string(b)); err != nil {
+			t.Fatalf("apply %s: %v", f, err)
+		}
+		if _, err := db.NamedExecContext(t.Context(), `INSERT INTO schema_migrations (version, name, applied_at)
+VALUES (:version, :name, :applied_at)`, map[string]any{"version": v + 1, "name": filepath.Base(f), "applied_at": time.Now()}); err != nil {
+			t.Fatalf("record %s: %v", f, err)
+		}
+	}
+}
+
+// v6 writes rows with the columns of schema version 6.
+type v6 struct {
+	t  *testing.T
+	db *sqlx.DB
+	ws domain.WorkspaceID
+	c  domain.CampaignID
+}
+
+func (w v6) exec(q string, arg map[string]any) {
+	w.t.Helper()
+	if _, err := w.db.NamedExecContext(w.t.Context(), q, arg); err != nil {
+		w.t.Fatalf("%s: %v", q, err)
+	}
+}
+
+func (w v6) contact(phone string) (domain.ContactID, domain.ConversationID) {
+	w.t.Helper()
+	id, conv := domain.ContactID(porttest.NewID(domain.PrefixContact)), domain.ConversationID(porttest.NewID(domain.PrefixConversation))
+	w.exec(`INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
+    opted_out, created_at, updated_at)
+VALUES (:id, :ws, :conv, :phone, 'Asha', '', '{}', '[]', false, :at, :at)`,
+		map[string]any{"id": id, "ws": w.ws, "conv": conv, "phone": phone, "at": porttest.Now()})
+	return id, conv
+}
+
+func (w v6) message(contact domain.ContactID, mode domain.KeyMode) domain.MessageID {
+	w.t.Helper()
+	id := domain.MessageID(porttest.NewID(domain.PrefixMessage))
+	w.exec(`INSERT INTO messages (id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number,
+    template_name, language, header_format, variables, media_header_url, rendered_body, status, history,
+    created_at, updated_at, attempts)
+VALUES (:id, :ws, :c, :contact, 'key_x', :mode, '+14155552671', 't', 'en', 'none', '[]', '', 'b', 'queued',
+    '[]', :at, :at, 0)`,
+		map[string]any{"id": id, "ws": w.ws, "c": w.c, "contact": contact, "mode": mode.String(), "at": porttest.Now()})
+	return id
+}
+
+func (w v6) idempotencyKey(key string, msg domain.MessageID) {
+	w.t.Helper()
+	w.exec(`INSERT INTO idempotency_keys (workspace_id, key, fingerprint, message_id, created_at)
+VALUES (:ws, :key, 'fp', :msg, :at)`, map[string]any{"ws": w.ws, "key": key, "msg": msg, "at": porttest.Now()})
+}
+
+func testMigrationModes(t *testing.T, db *sqlx.DB, d sqlstore.Dialect, schemaMigrationsDDL string) {
+	ctx := t.Context()
+	migrateBy(t, db, d, schemaMigrationsDDL, 6)
+	ws, c := porttest.NewWorkspace(t), porttest.NewCampaign(t, "")
+	w := v6{t: t, db: db, ws: ws.ID, c: c.ID}
+	w.exec(`INSERT INTO workspaces (id, name, is_default, created_at) VALUES (:id, 'W', false, :at)`,
+		map[string]any{"id": ws.ID, "at": ws.CreatedAt})
+	w.exec(`INSERT INTO campaigns (id, workspace_id, name, template_name, language, header_format, header_text, body,
+    footer, placeholders, status, created_at, updated_at)
+VALUES (:id, :ws, 'c', 't', 'en', 'none', '', 'b', '', '[]', 'active', :at, :at)`,
+		map[string]any{"id": c.ID, "ws": ws.ID, "at": c.CreatedAt})
+
+	ct, _ := w.contact("+14155552671")
+	live, test := w.message(ct, domain.ModeLive), w.message(ct, domain.ModeTest)
+	w.idempotencyKey("k-live", live)
+	w.idempotencyKey("k-test", test)
+	w.idempotencyKey("k-gone", domain.MessageID(porttest.NewID(domain.PrefixMessage)))
+
+	if err := sqlstore.Migrate(ctx, db, d); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	s := sqlstore.New(db, d)
+	for _, c := range []struct {
+		mode  domain.KeyMode
+		key   string
+		found bool
+		msg   domain.MessageID
+	}{
+		{domain.ModeLive, "k-live", true, live}, {domain.ModeTest, "k-live", false, ""},
+		{domain.ModeTest, "k-test", true, test}, {domain.ModeLive, "k-test", false, ""},
+		{domain.ModeLive, "k-gone", false, ""}, {domain.ModeTest, "k-gone", false, ""},
+	} {
+		rec, found, err := s.FindIdempotencyRecord(ctx, ws.ID, c.mode, domain.IdempotencyKey(c.key))
+		if err != nil || found != c.found || rec.Message != c.msg || found && rec.Mode != c.mode {
+			t.Errorf("%s in %s mode after the migration: %+v found=%v (%v); want found=%v for %s",
+				c.key, c.mode, rec, found, err, c.found, c.msg)
+		}
+	}
+}
