@@ -273,11 +273,13 @@ func statusItemName(e ports.StatusEvent) string {
 	return "status " + e.Status.String() + " of message " + id
 }
 
-// applyInbound records a message a contact wrote. It lands in one
-// workspace: the one of our message it answers, else the one whose thread
-// with this number was active last, else the default workspace (a new
-// contact there). A STOP or START applies to the number in every workspace:
-// the person opted out of the business number, not of one team.
+// applyInbound records a message a contact wrote: live traffic, on live
+// contacts. It lands in one workspace: the one of our (live) message it
+// answers, else the one whose thread with this number was active last, else
+// the default workspace (a new contact there). A STOP or START applies to
+// the number in every workspace: the person opted out of the business
+// number, not of one team. Test contacts never hear from anyone, and keep
+// their own opt-out.
 func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Repos, in ports.InboundEvent, now time.Time, rep *WebhookReport) error {
 	msg := in.Message
 	phone, err := domain.ParsePhoneNumber("+" + in.From)
@@ -292,13 +294,14 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 	if msg.ReplyTo != "" {
 		m, err := r.Messages.LocateMessage(ctx, "", msg.ReplyTo)
 		switch {
-		case err == nil:
+		case err == nil && m.Mode == domain.ModeLive:
 			answered = &m
+		case err == nil: // a sandbox wamid: no person ever saw that message
 		case !errors.Is(err, domain.ErrMessageNotFound):
 			return err
 		}
 	}
-	contacts, err := r.Contacts.ListContactsByPhone(ctx, phone)
+	contacts, err := r.Contacts.ListContactsByPhone(ctx, domain.ModeLive, phone)
 	if err != nil {
 		return err
 	}
@@ -320,7 +323,7 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 	if i >= 0 {
 		contact = contacts[i]
 	} else {
-		if contact, err = findOrCreateContact(ctx, r.Contacts, h.ids, ws, phone, now); err != nil {
+		if contact, err = findOrCreateContact(ctx, r.Contacts, h.ids, ws, domain.ModeLive, phone, now); err != nil {
 			return err
 		}
 		contacts = append(contacts, contact)
@@ -368,15 +371,16 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 	return nil
 }
 
-// findOrCreateContact returns the workspace's contact for phone, creating it
-// (and its conversation) if it is new: for a message the contact wrote.
-func findOrCreateContact(ctx context.Context, contacts ports.ContactRepository, ids ports.IDGenerator, ws domain.WorkspaceID, phone domain.PhoneNumber, now time.Time) (domain.Contact, error) {
-	c, err := contacts.GetContactByPhone(ctx, ws, phone)
+// findOrCreateContact returns the workspace's contact of mode for phone,
+// creating it (and its conversation) if it is new: for a message the
+// contact wrote.
+func findOrCreateContact(ctx context.Context, contacts ports.ContactRepository, ids ports.IDGenerator, ws domain.WorkspaceID, mode domain.KeyMode, phone domain.PhoneNumber, now time.Time) (domain.Contact, error) {
+	c, err := contacts.GetContactByPhone(ctx, ws, mode, phone)
 	if !errors.Is(err, domain.ErrContactNotFound) {
 		return c, err
 	}
 	c = domain.NewContact(domain.ContactID(ids.NewID(domain.PrefixContact)),
-		domain.ConversationID(ids.NewID(domain.PrefixConversation)), ws, phone, now)
+		domain.ConversationID(ids.NewID(domain.PrefixConversation)), ws, mode, phone, now)
 	if err := contacts.CreateContact(ctx, c); err != nil {
 		return domain.Contact{}, err
 	}

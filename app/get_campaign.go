@@ -7,7 +7,8 @@ import (
 	"github.com/heraldhq/herald/ports"
 )
 
-// GetCampaign reads one campaign with its statistics.
+// GetCampaign reads one campaign with its statistics: of the key's mode's
+// messages only, or every mode's for the dashboard's operator.
 type GetCampaign struct {
 	Principal  domain.Principal
 	CampaignID string
@@ -42,7 +43,7 @@ func (h *GetCampaignHandler) Handle(ctx context.Context, q GetCampaign) (Campaig
 		if err != nil {
 			return CampaignView{}, err
 		}
-		stats, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id)
+		stats, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id, q.Principal.Mode)
 		if err != nil {
 			return CampaignView{}, err
 		}

@@ -10,7 +10,8 @@ import (
 
 // GetCampaignStats reads a campaign's message counts and rates, and its
 // activity over time: by Interval (zero: hourly) from From to To (zero To:
-// now; zero From: a day of hours, or 30 days, before To).
+// now; zero From: a day of hours, or 30 days, before To). A key counts only
+// its own mode's messages; the dashboard's operator counts every mode.
 type GetCampaignStats struct {
 	Principal  domain.Principal
 	CampaignID string
@@ -66,11 +67,11 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 		if _, err := domain.NewTimeline(from, to, interval, nil); err != nil {
 			return CampaignStatsView{}, err // a bad window, before reading anything
 		}
-		stats, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id)
+		stats, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id, q.Principal.Mode)
 		if err != nil {
 			return CampaignStatsView{}, err
 		}
-		counts, err := h.messages.CountStatusTimeline(ctx, q.Principal.Workspace, id, from, to, interval)
+		counts, err := h.messages.CountStatusTimeline(ctx, q.Principal.Workspace, id, q.Principal.Mode, from, to, interval)
 		if err != nil {
 			return CampaignStatsView{}, err
 		}
@@ -79,14 +80,14 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 	})
 }
 
-// campaignStats counts a campaign's messages by status and its failures by
-// Meta's error code.
-func campaignStats(ctx context.Context, messages ports.MessageRepository, ws domain.WorkspaceID, id domain.CampaignID) (domain.CampaignStats, error) {
-	counts, err := messages.CountMessagesByStatus(ctx, ws, id)
+// campaignStats counts a campaign's messages of mode (every mode when zero)
+// by status and its failures by Meta's error code.
+func campaignStats(ctx context.Context, messages ports.MessageRepository, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (domain.CampaignStats, error) {
+	counts, err := messages.CountMessagesByStatus(ctx, ws, id, mode)
 	if err != nil {
 		return domain.CampaignStats{}, err
 	}
-	failures, err := messages.CountFailuresByCode(ctx, ws, id)
+	failures, err := messages.CountFailuresByCode(ctx, ws, id, mode)
 	if err != nil {
 		return domain.CampaignStats{}, err
 	}

@@ -8,9 +8,12 @@ import (
 	"github.com/heraldhq/herald/ports"
 )
 
-// ListCampaigns lists a workspace's campaigns, newest first.
+// ListCampaigns lists a workspace's campaigns, newest first, each with the
+// statistics of Mode's messages (a key's mode; zero, for the dashboard,
+// counts every mode).
 type ListCampaigns struct {
 	Workspace domain.WorkspaceID
+	Mode      domain.KeyMode
 	Page      ports.Page
 }
 
@@ -45,7 +48,7 @@ func (h *ListCampaignsHandler) Handle(ctx context.Context, q ListCampaigns) (Cam
 		}
 		out := CampaignPage{Campaigns: make([]CampaignView, 0, len(cs)), NextCursor: next}
 		for _, c := range cs {
-			stats, err := campaignStats(ctx, h.messages, q.Workspace, c.ID)
+			stats, err := campaignStats(ctx, h.messages, q.Workspace, c.ID, q.Mode)
 			if err != nil {
 				return CampaignPage{}, err
 			}

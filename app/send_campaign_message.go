@@ -245,7 +245,7 @@ func (h *SendCampaignMessageHandler) inspectMedia(ctx context.Context, header do
 }
 
 func (h *SendCampaignMessageHandler) dryRun(ctx context.Context, p domain.Principal, c domain.Campaign, phone domain.PhoneNumber, prep domain.Prepared) (SendCampaignMessageResult, error) {
-	contact, err := h.d.Contacts.GetContactByPhone(ctx, p.Workspace, phone)
+	contact, err := h.d.Contacts.GetContactByPhone(ctx, p.Workspace, p.Mode, phone)
 	switch {
 	case errors.Is(err, domain.ErrContactNotFound):
 		contact = domain.Contact{Phone: phone}

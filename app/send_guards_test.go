@@ -59,7 +59,7 @@ func TestIdempotencyAcrossInstances(t *testing.T) {
 		t.Fatalf("want one message, accepted once and replayed once: %s replayed=%v, %s replayed=%v",
 			results[0].Message.ID, results[0].Replayed, results[1].Message.ID, results[1].Replayed)
 	}
-	counts, err := f.st.CountMessagesByStatus(t.Context(), f.principal.Workspace, f.campaign.ID)
+	counts, err := f.st.CountMessagesByStatus(t.Context(), f.principal.Workspace, f.campaign.ID, domain.KeyMode{})
 	if err != nil || counts[domain.StatusQueued] != 1 {
 		t.Fatalf("stored messages: %v, %v; want 1 queued", counts, err)
 	}

@@ -32,7 +32,7 @@ func TestSyncContactCreatesThenUpdates(t *testing.T) {
 	if !created.Created {
 		t.Fatal("the first sync did not report a new contact")
 	}
-	want := domain.NewContact(created.Contact.ID, created.Contact.ConversationID, f.principal.Workspace, domain.MustPhoneNumber(phone), t0)
+	want := domain.NewContact(created.Contact.ID, created.Contact.ConversationID, f.principal.Workspace, f.principal.Mode, domain.MustPhoneNumber(phone), t0)
 	want.Name, want.Email = "Ana", "ana@example.com"
 	want.Attributes, want.Tags = map[string]string{"plan": "pro", "city": "Lisbon"}, []string{"beta", "vip"}
 	if diff := cmp.Diff(want, created.Contact, cmpDomain); diff != "" {
@@ -76,7 +76,7 @@ func TestSyncContactRefusals(t *testing.T) {
 	if _, err := h.Handle(ctx, app.SyncContact{Principal: f.principal, PhoneNumber: phone, Changes: bad}); !errors.Is(err, domain.ErrInvalidParameter) {
 		t.Fatalf("bad email for a new contact: %v", err)
 	}
-	if _, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, domain.MustPhoneNumber(phone)); !errors.Is(err, domain.ErrContactNotFound) {
+	if _, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, f.principal.Mode, domain.MustPhoneNumber(phone)); !errors.Is(err, domain.ErrContactNotFound) {
 		t.Fatalf("a refused sync created the contact: %v", err)
 	}
 	first, err := h.Handle(ctx, app.SyncContact{Principal: f.principal, PhoneNumber: phone, Changes: domain.ContactSync{Name: ptr("Ana")}})

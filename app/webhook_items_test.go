@@ -175,10 +175,10 @@ func TestUnreachableStoreFailsTheWholeEvent(t *testing.T) {
 	if got := f.message(t, m1.ID); got.Status != domain.StatusQueued {
 		t.Errorf("a failed event changed message 1: %v", got.Status)
 	}
-	if _, err := f.st.ListContactsByPhone(ctx, domain.MustPhoneNumber("+14155550100")); err != nil {
+	if _, err := f.st.ListContactsByPhone(ctx, domain.ModeLive, domain.MustPhoneNumber("+14155550100")); err != nil {
 		t.Fatal(err)
 	}
-	if cs, _ := f.st.ListContactsByPhone(ctx, domain.MustPhoneNumber("+14155550100")); len(cs) != 0 {
+	if cs, _ := f.st.ListContactsByPhone(ctx, domain.ModeLive, domain.MustPhoneNumber("+14155550100")); len(cs) != 0 {
 		t.Errorf("a failed event created contact %+v", cs)
 	}
 
@@ -234,7 +234,7 @@ func TestNULInMetaTextIsReplaced(t *testing.T) {
 // one Meta's messages reach.
 func (f *fixture) liveContact(t *testing.T, phone string) domain.Contact {
 	t.Helper()
-	cs, err := f.st.ListContactsByPhone(context.Background(), domain.MustPhoneNumber(phone))
+	cs, err := f.st.ListContactsByPhone(context.Background(), domain.ModeLive, domain.MustPhoneNumber(phone))
 	if err != nil || len(cs) != 1 {
 		t.Fatalf("contacts with %s: %+v (%v), want one", phone, cs, err)
 	}

@@ -8,10 +8,15 @@ import (
 	"unicode/utf8"
 )
 
-// Contact is one recipient in a workspace, unique by phone number.
+// Contact is one recipient in a workspace, unique by phone number in each
+// mode. Live and test traffic keep apart contacts for one number: test
+// sends and test keys' syncs make and change test contacts, live sends,
+// live keys' syncs and what people write make and change live ones, and a
+// key sees only its own mode's (Principal.Sees).
 type Contact struct {
 	ID             ContactID
 	Workspace      WorkspaceID
+	Mode           KeyMode
 	ConversationID ConversationID
 	Phone          PhoneNumber
 	Name           string
@@ -43,10 +48,11 @@ const (
 	MaxNameLength     = 256
 )
 
-// NewContact makes a contact for a phone number, with its conversation.
-func NewContact(id ContactID, conv ConversationID, ws WorkspaceID, phone PhoneNumber, now time.Time) Contact {
+// NewContact makes a contact of a mode for a phone number, with its
+// conversation.
+func NewContact(id ContactID, conv ConversationID, ws WorkspaceID, mode KeyMode, phone PhoneNumber, now time.Time) Contact {
 	now = now.UTC().Truncate(time.Microsecond)
-	return Contact{ID: id, ConversationID: conv, Workspace: ws, Phone: phone,
+	return Contact{ID: id, ConversationID: conv, Workspace: ws, Mode: mode, Phone: phone,
 		Attributes: map[string]string{}, Tags: []string{}, CreatedAt: now, UpdatedAt: now}
 }
 

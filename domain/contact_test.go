@@ -15,13 +15,13 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-var cmpContact = cmp.AllowUnexported(domain.PhoneNumber{})
+var cmpContact = cmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{})
 
 // syncedContact is a contact with a name, an email, two attributes and two
 // tags, last updated at t0.
 func syncedContact(t *testing.T) domain.Contact {
 	t.Helper()
-	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
 	err := c.ApplySync(domain.ContactSync{Name: ptr("Ana"), Email: ptr("ana@example.com"),
 		Attributes: map[string]string{"plan": "pro", "city": "Lisbon"}, Tags: []string{"vip", "beta"}}, t0)
 	if err != nil {
@@ -32,8 +32,8 @@ func syncedContact(t *testing.T) domain.Contact {
 
 func TestNewContact(t *testing.T) {
 	t.Parallel()
-	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
-	want := domain.Contact{ID: "ctc_x", ConversationID: "cnv_x", Workspace: "wsp_x", Phone: domain.MustPhoneNumber("+14155552671"),
+	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
+	want := domain.Contact{ID: "ctc_x", ConversationID: "cnv_x", Workspace: "wsp_x", Mode: domain.ModeTest, Phone: domain.MustPhoneNumber("+14155552671"),
 		Attributes: map[string]string{}, Tags: []string{}, CreatedAt: t0, UpdatedAt: t0}
 	if diff := cmp.Diff(want, c, cmpContact); diff != "" {
 		t.Fatalf("new contact (-want +got):\n%s", diff)
@@ -144,7 +144,7 @@ func TestApplySyncRefuses(t *testing.T) {
 
 func TestApplySyncLimits(t *testing.T) {
 	t.Parallel()
-	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
 	attrs := map[string]string{}
 	for i := range 50 {
 		attrs[fmt.Sprint("k", i)] = strings.Repeat("é", 1024)
@@ -420,7 +420,7 @@ func TestTouchNeverMovesBack(t *testing.T) {
 // optedOut:false must not cancel a STOP that Meta delivers late.
 func TestSyncRepeatingTheValueDoesNotOutrankALateStop(t *testing.T) {
 	t.Parallel()
-	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
 	if err := c.ApplySync(domain.ContactSync{OptedOut: ptr(false)}, t0.Add(2*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +437,7 @@ func TestSyncRepeatingTheValueDoesNotOutrankALateStop(t *testing.T) {
 func TestStopAndStartInTheSameSecond(t *testing.T) {
 	t.Parallel()
 	for _, order := range [][]bool{{true, false}, {false, true}} {
-		c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+		c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
 		for _, out := range order {
 			c.SetOptOut(out, t0, t0)
 		}

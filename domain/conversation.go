@@ -94,18 +94,21 @@ type Entry struct {
 	Media      *Attachment
 	ReplyTo    MessageID
 	CreatedAt  time.Time
+	// Mode is the traffic the entry belongs to: its message's mode for an
+	// outbound entry, live for what a contact wrote (it came from Meta).
+	Mode KeyMode
 }
 
 // OutboundEntry is the thread entry for a message just accepted.
 func OutboundEntry(id EntryID, m Message, c Contact) Entry {
-	return Entry{ID: id, Workspace: m.Workspace, ContactID: c.ID, ConversationID: c.ConversationID,
+	return Entry{ID: id, Workspace: m.Workspace, ContactID: c.ID, ConversationID: c.ConversationID, Mode: m.Mode,
 		Direction: Outbound, Kind: KindTemplate, MessageID: m.ID, Status: m.Status, Body: m.RenderedBody, CreatedAt: m.CreatedAt}
 }
 
 // InboundEntry is the thread entry for a message the contact wrote;
 // replyTo is our message it answers, when Herald sent it.
 func InboundEntry(id EntryID, c Contact, m InboundMessage, replyTo MessageID) Entry {
-	e := Entry{ID: id, Workspace: c.Workspace, ContactID: c.ID, ConversationID: c.ConversationID,
+	e := Entry{ID: id, Workspace: c.Workspace, ContactID: c.ID, ConversationID: c.ConversationID, Mode: ModeLive,
 		Direction: Inbound, Kind: m.Kind, Body: m.Text, ProviderID: m.ProviderID, Payload: m.Payload,
 		ReplyTo: replyTo, CreatedAt: m.At.UTC().Truncate(time.Microsecond)}
 	if m.Media != nil {

@@ -261,7 +261,7 @@ func TestParseMessageStatus(t *testing.T) {
 func TestNewMessageAndOutboundEntry(t *testing.T) {
 	t.Parallel()
 	c := activeCampaign(t, domain.HeaderImage)
-	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeLive, domain.MustPhoneNumber("+14155552671"), t0)
 	p := domain.Principal{Workspace: "wsp_x", Key: "key_x", Mode: domain.ModeLive}
 	prep, err := c.Prepare([]string{"Ana"}, "https://cdn.example.com/a.png", domain.MediaPolicy{})
 	if err != nil {
@@ -281,9 +281,9 @@ func TestNewMessageAndOutboundEntry(t *testing.T) {
 		t.Fatalf("new message (-want +got):\n%s", diff)
 	}
 	e := domain.OutboundEntry("ent_x", m, contact)
-	wantEntry := domain.Entry{ID: "ent_x", Workspace: "wsp_x", ContactID: "ctc_x", ConversationID: "cnv_x",
+	wantEntry := domain.Entry{ID: "ent_x", Workspace: "wsp_x", ContactID: "ctc_x", ConversationID: "cnv_x", Mode: domain.ModeLive,
 		Direction: domain.Outbound, Kind: domain.KindTemplate, MessageID: "msg_x", Status: domain.StatusQueued, Body: "Hi Ana", CreatedAt: now}
-	if diff := cmp.Diff(wantEntry, e, cmpStatus, cmp.AllowUnexported(domain.Direction{})); diff != "" {
+	if diff := cmp.Diff(wantEntry, e, cmpStatus, cmp.AllowUnexported(domain.Direction{}, domain.KeyMode{})); diff != "" {
 		t.Fatalf("outbound entry (-want +got):\n%s", diff)
 	}
 }
@@ -429,7 +429,7 @@ func TestReachedAt(t *testing.T) {
 func TestNewMessageReachedQueued(t *testing.T) {
 	t.Parallel()
 	c := activeCampaign(t, domain.HeaderNone)
-	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
 	prep, err := c.Prepare([]string{"Ana"}, "", domain.MediaPolicy{})
 	if err != nil {
 		t.Fatal(err)

@@ -101,7 +101,8 @@ func (a *api) listCampaigns(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	res, err := a.d.ListCampaigns.Handle(r.Context(), app.ListCampaigns{Workspace: principalFrom(r.Context()).Workspace, Page: page})
+	p := principalFrom(r.Context())
+	res, err := a.d.ListCampaigns.Handle(r.Context(), app.ListCampaigns{Workspace: p.Workspace, Mode: p.Mode, Page: page})
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return

@@ -1,8 +1,10 @@
 package sqlstore_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,11 +12,14 @@ import (
 
 	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/porttest"
 )
 
-// Migrations 7 and later give the mode to rows written before them: an
-// Idempotency-Key takes the mode of the message it stands for.
+// Migrations 7 and 8 give the mode to rows written before them: an
+// Idempotency-Key takes the mode of the message it stands for; a contact
+// that only test sends reached is a test contact, any other live; a thread
+// entry takes its message's mode, and what a contact wrote is live.
 func TestMigrationModesSQLite(t *testing.T) {
 	t.Parallel()
 	db, _, err := sqlstore.Open(t.Context(), sqlstore.Config{DatabaseURL: "sqlite:" + filepath.Join(t.TempDir(), "m.db")})
@@ -95,6 +100,21 @@ VALUES (:id, :ws, :c, :contact, 'key_x', :mode, '+14155552671', 't', 'en', 'none
 	return id
 }
 
+func (w v6) entry(contact domain.ContactID, conv domain.ConversationID, msg domain.MessageID) domain.EntryID {
+	w.t.Helper()
+	id, direction := domain.EntryID(porttest.NewID(domain.PrefixEntry)), "outbound"
+	var message any = msg
+	if msg == "" {
+		direction, message = "inbound", nil
+	}
+	w.exec(`INSERT INTO conversation_entries (id, workspace_id, contact_id, conversation_id, direction, message_id,
+    body, created_at)
+VALUES (:id, :ws, :contact, :conv, :direction, :msg, 'b', :at)`,
+		map[string]any{"id": id, "ws": w.ws, "contact": contact, "conv": conv, "direction": direction, "msg": message,
+			"at": porttest.Now()})
+	return id
+}
+
 func (w v6) idempotencyKey(key string, msg domain.MessageID) {
 	w.t.Helper()
 	w.exec(`INSERT INTO idempotency_keys (workspace_id, key, fingerprint, message_id, created_at)
@@ -113,8 +133,22 @@ func testMigrationModes(t *testing.T, db *sqlx.DB, d sqlstore.Dialect, schemaMig
 VALUES (:id, :ws, 'c', 't', 'en', 'none', '', 'b', '', '[]', 'active', :at, :at)`,
 		map[string]any{"id": c.ID, "ws": ws.ID, "at": c.CreatedAt})
 
-	ct, _ := w.contact("+14155552671")
-	live, test := w.message(ct, domain.ModeLive), w.message(ct, domain.ModeTest)
+	// Contacts as test traffic, live traffic, both, a reply and a sync
+	// left them.
+	phones := map[string]string{"test only": "+14155550001", "live only": "+14155550002", "both": "+14155550003",
+		"test and a reply": "+14155550004", "synced": "+14155550005"}
+	ids := map[string]domain.ContactID{}
+	convs := map[string]domain.ConversationID{}
+	for what, phone := range phones {
+		ids[what], convs[what] = w.contact(phone)
+	}
+	w.entry(ids["test only"], convs["test only"], w.message(ids["test only"], domain.ModeTest))
+	w.entry(ids["live only"], convs["live only"], w.message(ids["live only"], domain.ModeLive))
+	live, test := w.message(ids["both"], domain.ModeLive), w.message(ids["both"], domain.ModeTest)
+	bothLive := []domain.EntryID{w.entry(ids["both"], convs["both"], live), w.entry(ids["both"], convs["both"], "")}
+	bothTest := w.entry(ids["both"], convs["both"], test)
+	w.entry(ids["test and a reply"], convs["test and a reply"], w.message(ids["test and a reply"], domain.ModeTest))
+	w.entry(ids["test and a reply"], convs["test and a reply"], "")
 	w.idempotencyKey("k-live", live)
 	w.idempotencyKey("k-test", test)
 	w.idempotencyKey("k-gone", domain.MessageID(porttest.NewID(domain.PrefixMessage)))
@@ -137,6 +171,40 @@ VALUES (:id, :ws, 'c', 't', 'en', 'none', '', 'b', '', '[]', 'active', :at, :at)
 		if err != nil || found != c.found || rec.Message != c.msg || found && rec.Mode != c.mode {
 			t.Errorf("%s in %s mode after the migration: %+v found=%v (%v); want found=%v for %s",
 				c.key, c.mode, rec, found, err, c.found, c.msg)
+		}
+	}
+
+	for what, want := range map[string]domain.KeyMode{"test only": domain.ModeTest, "live only": domain.ModeLive,
+		"both": domain.ModeLive, "test and a reply": domain.ModeLive, "synced": domain.ModeLive} {
+		phone := domain.MustPhoneNumber(phones[what])
+		got, err := s.GetContactByPhone(ctx, ws.ID, want, phone)
+		if err != nil || got.ID != ids[what] || got.Mode != want {
+			t.Errorf("the %s contact after the migration: %s %v (%v), want %s in %s mode", what, got.ID, got.Mode, err, ids[what], want)
+		}
+		other := domain.ModeTest
+		if want == domain.ModeTest {
+			other = domain.ModeLive
+		}
+		if _, err := s.GetContactByPhone(ctx, ws.ID, other, phone); !errors.Is(err, domain.ErrContactNotFound) {
+			t.Errorf("the %s contact in %s mode: %v, want contact_not_found", what, other, err)
+		}
+		// The number is free in the other mode.
+		c := domain.NewContact(domain.ContactID(porttest.NewID(domain.PrefixContact)),
+			domain.ConversationID(porttest.NewID(domain.PrefixConversation)), ws.ID, other, phone, porttest.Now())
+		if err := s.CreateContact(ctx, c); err != nil {
+			t.Errorf("a %s contact for the %s number: %v", other, what, err)
+		}
+	}
+	for mode, want := range map[domain.KeyMode][]domain.EntryID{domain.ModeLive: bothLive, domain.ModeTest: {bothTest}} {
+		es, _, err := s.ListEntries(ctx, ws.ID, ids["both"], mode, ports.Page{})
+		got := make([]domain.EntryID, len(es))
+		for i, e := range es {
+			got[i] = e.ID
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s entries of the contact both reached after the migration: %v (%v), want %v", mode, got, err, want)
 		}
 	}
 }

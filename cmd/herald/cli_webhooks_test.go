@@ -274,7 +274,7 @@ func TestWebhooksReplayOnPostgresWithNUL(t *testing.T) {
 	}
 	st := openStore(t, c)
 	for phone, want := range map[string]bool{"+14155550100": false, "+14155550101": true} {
-		cs, err := st.ListContactsByPhone(context.Background(), domain.MustPhoneNumber(phone))
+		cs, err := st.ListContactsByPhone(context.Background(), domain.ModeLive, domain.MustPhoneNumber(phone))
 		if err != nil || len(cs) != 1 || cs[0].OptedOut != want {
 			t.Errorf("contacts with %s: %+v (%v), want one, opted out %v", phone, cs, err, want)
 		}
