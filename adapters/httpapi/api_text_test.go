@@ -36,6 +36,15 @@ func TestNULIsRefusedOnEveryEngine(t *testing.T) {
 				problemBody(422, "variables_mismatch", "Variables mismatch", "variables", "variable {{1}} "+nul)},
 			{"cursor of the campaign list", "GET", "/v1/campaigns?cursor=cmp_%00", k, "", 422,
 				invalid("cursor", "the cursor is not one this API returned")},
+			// The send's other fields were refused by their own rules
+			// already, before any store sees them.
+			{"phone number", "POST", sendURL, k, sendBody("+1415555\u00002671", e.active, "Ana", "1234"), 422,
+				problemBody(422, "invalid_phone_number", "Invalid phone number", "phoneNumber", `the phone number may contain only digits after the "+" (no spaces or punctuation)`)},
+			{"campaign id", "POST", sendURL, k, sendBody(phone, "cmp_\u0000", "Ana", "1234"), 404,
+				problemBody(404, "campaign_not_found", "Campaign not found", "campaignId", "no campaign with this id")},
+			{"media header URL", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.image +
+				`","variables":["Ana","1"],"mediaHeaderUrl":"https://cdn.example.com/a\u0000.jpg"}`, 422,
+				problemBody(422, "invalid_media_url", "Invalid media URL", "mediaHeaderUrl", "the media header URL must be an absolute https URL")},
 		})
 		if _, body := e.do(t, "GET", "/v1/campaigns/"+e.active+"/stats", k, ""); !strings.Contains(body, `"total":0`) {
 			t.Errorf("a refused send was stored: %s", body)
