@@ -125,23 +125,24 @@ func (f *fixture) message(t *testing.T, id domain.MessageID) domain.Message {
 	return m
 }
 
-// stored counts what a workspace holds for a phone number: the contact (0
-// or 1), the fixture campaign's messages and the contact's thread entries.
+// stored counts what a workspace holds for a phone number in the fixture
+// principal's mode: the contact (0 or 1), the fixture campaign's messages
+// and the contact's thread entries.
 func (f *fixture) stored(t *testing.T, ws domain.WorkspaceID, phone string) (contacts, messages, entries int) {
 	t.Helper()
 	ctx := context.Background()
-	counts, err := f.st.CountMessagesByStatus(ctx, ws, f.campaign.ID)
+	counts, err := f.st.CountMessagesByStatus(ctx, ws, f.campaign.ID, domain.KeyMode{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range counts {
 		messages += n
 	}
-	c, err := f.st.GetContactByPhone(ctx, ws, domain.MustPhoneNumber(phone))
+	c, err := f.st.GetContactByPhone(ctx, ws, f.principal.Mode, domain.MustPhoneNumber(phone))
 	if err != nil {
 		return 0, messages, 0
 	}
-	es, _, err := f.st.ListEntries(ctx, ws, c.ID, ports.Page{Limit: 100})
+	es, _, err := f.st.ListEntries(ctx, ws, c.ID, domain.KeyMode{}, ports.Page{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,13 +26,41 @@ type WebhookReport struct {
 	Templates int // campaigns whose template status changed
 	// Skipped says what was not applied and why, one line each.
 	Skipped []string
+	// Failed says which items could not be applied, and the error, one
+	// line each: the event's other items were applied without them.
+	Failed []string
+
+	changes []webhookTemplateChange // logged once they have committed
+}
+
+// webhookTemplateChange is a campaign whose template status a webhook
+// changed, with Meta's event and reason.
+type webhookTemplateChange struct {
+	TemplateStatusChange
+	event, reason string
+}
+
+// add counts what part did.
+func (r *WebhookReport) add(part WebhookReport) {
+	r.Statuses += part.Statuses
+	r.Unchanged += part.Unchanged
+	r.Parked += part.Parked
+	r.Inbound += part.Inbound
+	r.Repeated += part.Repeated
+	r.OptedOut += part.OptedOut
+	r.OptedIn += part.OptedIn
+	r.Templates += part.Templates
+	r.Skipped = append(r.Skipped, part.Skipped...)
+	r.changes = append(r.changes, part.changes...)
 }
 
 // ApplyWebhookEventHandler applies a stored webhook event: status events to
 // their messages, inbound messages to contacts and threads, template status
-// changes to campaigns. Everything of one event and the mark that it was
-// applied commit in one transaction, so an event is applied entirely or not
-// at all, and applying it again changes nothing.
+// changes to campaigns. The event's items and the mark that it was applied
+// commit in one transaction, so applying it again changes nothing. An item
+// that cannot be applied (a store refusing its data, say) does not hold the
+// others back: it is left out, reported in WebhookReport.Failed and logged,
+// and the rest commit without it.
 type ApplyWebhookEventHandler struct {
 	decoder ports.WebhookDecoder
 	tx      ports.Transactor
@@ -50,9 +78,10 @@ func NewApplyWebhookEventHandler(decoder ports.WebhookDecoder, tx ports.Transact
 		log: obs.Logger("webhooks"), obs: obs}
 }
 
-// Apply applies ev. On failure nothing of it is applied, the failure is
-// recorded on the event (best effort) and returned: the event is tried again
-// later, or replayed.
+// Apply applies ev. On failure (the body cannot be decoded, or the store
+// cannot be reached) nothing more of it is applied, the failure is recorded
+// on the event (best effort) and returned: the event is tried again later,
+// or replayed.
 func (h *ApplyWebhookEventHandler) Apply(ctx context.Context, ev domain.WebhookEvent) (WebhookReport, error) {
 	return observe(ctx, h.obs, "apply_webhook_event", func(ctx context.Context) (WebhookReport, error) {
 		rep, err := h.apply(ctx, ev)
@@ -73,8 +102,25 @@ func (h *ApplyWebhookEventHandler) Apply(ctx context.Context, ev domain.WebhookE
 		for _, s := range rep.Skipped {
 			h.log.Info("webhook item skipped", zap.String("event_id", string(ev.ID)), zap.String("why", s))
 		}
+		for _, s := range rep.Failed {
+			h.log.Error("webhook item not applied; the event's other items were", zap.String("event_id", string(ev.ID)),
+				zap.String("item", s))
+		}
+		for _, c := range rep.changes {
+			h.log.Info("campaign template status changed by Meta's webhook", zap.String("campaign_id", string(c.Campaign)),
+				zap.String("template", c.Template), zap.String("from", c.From.String()), zap.String("to", c.To.String()),
+				zap.String("event", c.event), zap.String("reason", c.reason))
+		}
+		rep.changes = nil
 		return rep, nil
 	})
+}
+
+// webhookItem is one thing an event reports: a status, an inbound message
+// or a template status change.
+type webhookItem struct {
+	what  string // names the item for reports and logs, never with text or a phone number
+	apply func(ctx context.Context, r ports.Repos, rep *WebhookReport) error
 }
 
 func (h *ApplyWebhookEventHandler) apply(ctx context.Context, ev domain.WebhookEvent) (WebhookReport, error) {
@@ -82,33 +128,98 @@ func (h *ApplyWebhookEventHandler) apply(ctx context.Context, ev domain.WebhookE
 	if err != nil {
 		return WebhookReport{}, fmt.Errorf("decoding webhook event %s: %w", ev.ID, err)
 	}
+	batch = scrubWebhookBatch(batch)
 	for _, f := range batch.Errors {
 		h.log.Warn("WhatsApp reported an error for the business number", zap.String("event_id", string(ev.ID)),
 			zap.Int("code", f.Code), zap.String("title", f.Title))
 	}
-	// An item without a readable time happened when Meta sent it, as near
-	// as Herald can tell: when the event arrived.
+	now := h.clock.Now()
+	items := h.items(batch, ev.ReceivedAt, now)
+	rep := WebhookReport{Skipped: slices.Clone(batch.Skipped)}
+	// Everything and the mark commit together. When an item fails for a
+	// reason of its own, the items before it (which did apply) commit
+	// without the mark, the failing one is recorded, and the rest are
+	// tried again the same way: one bad item costs one more transaction,
+	// never the other items. A store that cannot be reached fails the
+	// event, to be tried again whole; what committed before that changes
+	// nothing when it is applied again.
+	for rest := items; ; {
+		part, failedAt, err := h.applyItems(ctx, rest, func(ctx context.Context, r ports.Repos) error {
+			_, err := r.Webhooks.UpdateWebhookEvent(ctx, ev.ID, func(e *domain.WebhookEvent) error {
+				e.Applied(now)
+				return nil
+			})
+			return err
+		})
+		if err == nil {
+			rep.add(part)
+			return rep, nil
+		}
+		if failedAt < 0 || !itemFault(err) {
+			return WebhookReport{}, err
+		}
+		failed := rest[failedAt].what + ": " + err.Error()
+		if failedAt > 0 {
+			before, _, err := h.applyItems(ctx, rest[:failedAt], nil)
+			if err != nil {
+				return WebhookReport{}, err
+			}
+			rep.add(before)
+		}
+		rep.Failed = append(rep.Failed, failed)
+		rest = rest[failedAt+1:]
+	}
+}
+
+// applyItems applies items, then then (when not nil), in one transaction.
+// It returns what they did and, when an item failed, its index and error;
+// failedAt is -1 when the transaction failed otherwise.
+func (h *ApplyWebhookEventHandler) applyItems(ctx context.Context, items []webhookItem, then func(context.Context, ports.Repos) error) (rep WebhookReport, failedAt int, err error) {
+	err = h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+		rep, failedAt = WebhookReport{}, -1
+		for i, it := range items {
+			if err := it.apply(ctx, r, &rep); err != nil {
+				failedAt = i
+				return err
+			}
+		}
+		if then != nil {
+			return then(ctx, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return WebhookReport{}, failedAt, err
+	}
+	return rep, -1, nil
+}
+
+// itemFault reports whether an item's error is the item's own: not a store
+// that cannot be reached, a cancelled request or a concurrent write, after
+// which the same item may well apply.
+func itemFault(err error) bool {
+	return !errors.Is(err, ports.ErrUnavailable) && !errors.Is(err, domain.ErrConflict) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// items lists what batch reports, in the order it is applied: statuses in
+// message order (two events touching the same messages lock them in one
+// order, so they queue instead of deadlocking), then inbound messages, then
+// template status changes. An item without a readable time happened when
+// Meta sent it, as near as Herald can tell: when the event arrived.
+func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now time.Time) []webhookItem {
 	statuses := slices.Clone(batch.Statuses)
 	for i := range statuses {
 		if statuses[i].At.IsZero() {
-			statuses[i].At = ev.ReceivedAt
+			statuses[i].At = received
 		}
 	}
-	for i := range batch.Inbound {
-		if batch.Inbound[i].Message.At.IsZero() {
-			batch.Inbound[i].Message.At = ev.ReceivedAt
-		}
-	}
-	// Messages are locked in one order across events, so two events
-	// touching the same messages queue instead of deadlocking.
 	slices.SortStableFunc(statuses, func(a, b ports.StatusEvent) int {
 		return cmp.Or(cmp.Compare(a.MessageID, b.MessageID), cmp.Compare(a.ProviderID, b.ProviderID))
 	})
-	now := h.clock.Now()
-	var rep WebhookReport
-	err = h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
-		rep = WebhookReport{Skipped: slices.Clone(batch.Skipped)}
-		for _, e := range statuses {
+	items := make([]webhookItem, 0, len(statuses)+len(batch.Inbound)+len(batch.Templates))
+	for _, e := range statuses {
+		items = append(items, webhookItem{what: statusItemName(e), apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
 			out, err := applyStatus(ctx, r.Messages, e, now)
 			switch {
 			case errors.Is(err, domain.ErrMessageNotFound):
@@ -122,41 +233,53 @@ func (h *ApplyWebhookEventHandler) apply(ctx context.Context, ev domain.WebhookE
 			case out == statusParked:
 				rep.Parked++
 			}
-		}
-		for _, in := range batch.Inbound {
-			if err := h.applyInbound(ctx, r, in, now, &rep); err != nil {
-				return err
-			}
-		}
-		for _, t := range batch.Templates {
-			changed, err := applyTemplateStatus(ctx, r.Campaigns, t.Name, t.Language, t.Status, now)
-			if err != nil {
-				return err
-			}
-			if err := r.Templates.SetTemplateStatus(ctx, t.Account, t.Name, t.Language, t.Status); err != nil {
-				return err
-			}
-			rep.Templates += len(changed)
-			for _, c := range changed {
-				h.log.Info("campaign template status changed by Meta's webhook", zap.String("campaign_id", string(c.Campaign)),
-					zap.String("template", c.Template), zap.String("from", c.From.String()), zap.String("to", c.To.String()),
-					zap.String("event", t.Event), zap.String("reason", t.Reason))
-			}
-		}
-		_, err := r.Webhooks.UpdateWebhookEvent(ctx, ev.ID, func(e *domain.WebhookEvent) error {
-			e.Applied(now)
 			return nil
-		})
-		return err
-	})
-	return rep, err
+		}})
+	}
+	for _, in := range batch.Inbound {
+		if in.Message.At.IsZero() {
+			in.Message.At = received
+		}
+		items = append(items, webhookItem{what: "inbound message " + in.Message.ProviderID, apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
+			return h.applyInbound(ctx, r, in, now, rep)
+		}})
+	}
+	for _, t := range batch.Templates {
+		items = append(items, webhookItem{what: "template status " + t.Status.String() + " of " + t.Name + " (" + t.Language + ")",
+			apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
+				changed, err := applyTemplateStatus(ctx, r.Campaigns, t.Name, t.Language, t.Status, now)
+				if err != nil {
+					return err
+				}
+				if err := r.Templates.SetTemplateStatus(ctx, t.Account, t.Name, t.Language, t.Status); err != nil {
+					return err
+				}
+				rep.Templates += len(changed)
+				for _, c := range changed {
+					rep.changes = append(rep.changes, webhookTemplateChange{c, t.Event, t.Reason})
+				}
+				return nil
+			}})
+	}
+	return items
 }
 
-// applyInbound records a message a contact wrote. It lands in one
-// workspace: the one of our message it answers, else the one whose thread
-// with this number was active last, else the default workspace (a new
-// contact there). A STOP or START applies to the number in every workspace:
-// the person opted out of the business number, not of one team.
+// statusItemName names a status event by our message id, or Meta's wamid.
+func statusItemName(e ports.StatusEvent) string {
+	id := string(e.MessageID)
+	if id == "" {
+		id = e.ProviderID
+	}
+	return "status " + e.Status.String() + " of message " + id
+}
+
+// applyInbound records a message a contact wrote: live traffic, on live
+// contacts. It lands in one workspace: the one of our (live) message it
+// answers, else the one whose thread with this number was active last, else
+// the default workspace (a new contact there). A STOP or START applies to
+// the number in every workspace: the person opted out of the business
+// number, not of one team. Test contacts never hear from anyone, and keep
+// their own opt-out.
 func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Repos, in ports.InboundEvent, now time.Time, rep *WebhookReport) error {
 	msg := in.Message
 	phone, err := domain.ParsePhoneNumber("+" + in.From)
@@ -171,13 +294,14 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 	if msg.ReplyTo != "" {
 		m, err := r.Messages.LocateMessage(ctx, "", msg.ReplyTo)
 		switch {
-		case err == nil:
+		case err == nil && m.Mode == domain.ModeLive:
 			answered = &m
+		case err == nil: // a sandbox wamid: no person ever saw that message
 		case !errors.Is(err, domain.ErrMessageNotFound):
 			return err
 		}
 	}
-	contacts, err := r.Contacts.ListContactsByPhone(ctx, phone)
+	contacts, err := r.Contacts.ListContactsByPhone(ctx, domain.ModeLive, phone)
 	if err != nil {
 		return err
 	}
@@ -199,7 +323,7 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 	if i >= 0 {
 		contact = contacts[i]
 	} else {
-		if contact, err = findOrCreateContact(ctx, r.Contacts, h.ids, ws, phone, now); err != nil {
+		if contact, err = findOrCreateContact(ctx, r.Contacts, h.ids, ws, domain.ModeLive, phone, now); err != nil {
 			return err
 		}
 		contacts = append(contacts, contact)
@@ -247,15 +371,16 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 	return nil
 }
 
-// findOrCreateContact returns the workspace's contact for phone, creating it
-// (and its conversation) if it is new: for a message the contact wrote.
-func findOrCreateContact(ctx context.Context, contacts ports.ContactRepository, ids ports.IDGenerator, ws domain.WorkspaceID, phone domain.PhoneNumber, now time.Time) (domain.Contact, error) {
-	c, err := contacts.GetContactByPhone(ctx, ws, phone)
+// findOrCreateContact returns the workspace's contact of mode for phone,
+// creating it (and its conversation) if it is new: for a message the
+// contact wrote.
+func findOrCreateContact(ctx context.Context, contacts ports.ContactRepository, ids ports.IDGenerator, ws domain.WorkspaceID, mode domain.KeyMode, phone domain.PhoneNumber, now time.Time) (domain.Contact, error) {
+	c, err := contacts.GetContactByPhone(ctx, ws, mode, phone)
 	if !errors.Is(err, domain.ErrContactNotFound) {
 		return c, err
 	}
 	c = domain.NewContact(domain.ContactID(ids.NewID(domain.PrefixContact)),
-		domain.ConversationID(ids.NewID(domain.PrefixConversation)), ws, phone, now)
+		domain.ConversationID(ids.NewID(domain.PrefixConversation)), ws, mode, phone, now)
 	if err := contacts.CreateContact(ctx, c); err != nil {
 		return domain.Contact{}, err
 	}

@@ -66,7 +66,10 @@ func (h *AuthenticateKeyHandler) Handle(ctx context.Context, token string) (doma
 	h.mu.Lock()
 	h.used[key.ID] = now
 	h.mu.Unlock()
-	return domain.Principal{Workspace: key.Workspace, Key: key.ID, Mode: key.Mode}, nil
+	// The mode is the token's prefix, which the hash just verified: a key's
+	// principal always has one, and a principal without one is the
+	// dashboard's operator, who sees every mode (Principal.Sees).
+	return domain.Principal{Workspace: key.Workspace, Key: key.ID, Mode: tok.Mode()}, nil
 }
 
 func (h *AuthenticateKeyHandler) lookup(ctx context.Context, identifier string, now time.Time) (domain.APIKey, bool, error) {

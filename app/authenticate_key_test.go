@@ -36,6 +36,23 @@ func withChecksum(body string) string {
 	return body + string(sum)
 }
 
+// TestAuthenticatedPrincipalAlwaysHasAMode: the principal's mode is the
+// verified token's, even if the stored key lost its own: a key can never
+// pass for the dashboard's operator, who sees every mode.
+func TestAuthenticatedPrincipalAlwaysHasAMode(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	keys := &portsmock.KeyRepositoryMock{GetKeyByIdentifierFunc: func(ctx context.Context, id string) (domain.APIKey, error) {
+		k, err := f.st.GetKeyByIdentifier(ctx, id)
+		k.Mode = domain.KeyMode{}
+		return k, err
+	}}
+	p, err := app.NewAuthenticateKeyHandler(keys, f.clock, app.Config{}).Handle(context.Background(), f.token.Plaintext())
+	if err != nil || p.Mode != domain.ModeTest {
+		t.Fatalf("principal %+v, %v; want the test key's mode", p, err)
+	}
+}
+
 func TestAuthenticateKey(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

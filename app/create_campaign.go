@@ -85,6 +85,9 @@ func (h *CreateCampaignHandler) synced(ctx context.Context, cmd CreateCampaign) 
 		return domain.SyncedTemplate{}, domain.InvalidParameter("body",
 			"the header and footer of a synced template come from Meta; leave them out, or give the body too to define the template here")
 	}
+	if err := domain.CheckTemplateRef(cmd.TemplateName, cmd.Language); err != nil {
+		return domain.SyncedTemplate{}, err
+	}
 	if h.source == nil {
 		if local {
 			return domain.SyncedTemplate{}, nil

@@ -187,6 +187,9 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 			zap.String("status", m.Status.String()))
 	} else {
 		res, err = d.call(ctx, m)
+		// Meta's answer is kept as it came, with what no store may hold
+		// replaced (domain.ScrubText).
+		res.ProviderID, res.WaID = domain.ScrubText(res.ProviderID), domain.ScrubText(res.WaID)
 	}
 	now := d.clock.Now()
 
@@ -204,6 +207,7 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 			if se.Class != ports.ClassPermanent && failure.Title == "" {
 				failure.Title = "gave up after " + strconv.Itoa(c.Attempt) + " attempts: " + se.Error()
 			}
+			failure.Title = domain.ScrubText(failure.Title)
 		} else {
 			wait := backoff(c.Attempt, se.RetryAfter)
 			if se.Class == ports.ClassPairLimited {

@@ -7,14 +7,16 @@ import (
 	"github.com/heraldhq/herald/ports"
 )
 
-// GetCampaign reads one campaign with its statistics.
+// GetCampaign reads one campaign with its statistics: of the key's mode's
+// messages only, or every mode's for the dashboard's operator.
 type GetCampaign struct {
 	Principal  domain.Principal
 	CampaignID string
 }
 
-// CampaignView is a campaign with its statistics, over both modes and per
-// mode.
+// CampaignView is a campaign with its statistics: of the caller's mode for
+// a key, of every mode for the dashboard's operator, who also gets them per
+// mode in ByMode (zero for a key).
 type CampaignView struct {
 	Campaign domain.Campaign
 	Stats    domain.CampaignStats
@@ -44,7 +46,7 @@ func (h *GetCampaignHandler) Handle(ctx context.Context, q GetCampaign) (Campaig
 		if err != nil {
 			return CampaignView{}, err
 		}
-		stats, byMode, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id)
+		stats, byMode, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id, q.Principal.Mode)
 		if err != nil {
 			return CampaignView{}, err
 		}

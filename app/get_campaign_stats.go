@@ -10,7 +10,8 @@ import (
 
 // GetCampaignStats reads a campaign's message counts and rates, and its
 // activity over time: by Interval (zero: hourly) from From to To (zero To:
-// now; zero From: a day of hours, or 30 days, before To).
+// now; zero From: a day of hours, or 30 days, before To). A key counts only
+// its own mode's messages; the dashboard's operator counts every mode.
 type GetCampaignStats struct {
 	Principal  domain.Principal
 	CampaignID string
@@ -18,8 +19,9 @@ type GetCampaignStats struct {
 	From, To   time.Time
 }
 
-// CampaignStatsView is a campaign with its statistics (over both modes and
-// per mode) and timeline.
+// CampaignStatsView is a campaign with its statistics and timeline, of the
+// caller's mode for a key, of every mode for the dashboard's operator, who
+// also gets the statistics per mode in ByMode (zero for a key).
 type CampaignStatsView struct {
 	Campaign domain.Campaign
 	Stats    domain.CampaignStats
@@ -68,11 +70,11 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 		if _, err := domain.NewTimeline(from, to, interval, nil); err != nil {
 			return CampaignStatsView{}, err // a bad window, before reading anything
 		}
-		stats, byMode, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id)
+		stats, byMode, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id, q.Principal.Mode)
 		if err != nil {
 			return CampaignStatsView{}, err
 		}
-		counts, err := h.messages.CountStatusTimeline(ctx, q.Principal.Workspace, id, from, to, interval)
+		counts, err := h.messages.CountStatusTimeline(ctx, q.Principal.Workspace, id, q.Principal.Mode, from, to, interval)
 		if err != nil {
 			return CampaignStatsView{}, err
 		}
@@ -81,17 +83,32 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 	})
 }
 
-// campaignStats counts a campaign's messages by status, over both modes and
-// per mode, and its failures by Meta's error code.
-func campaignStats(ctx context.Context, messages ports.MessageRepository, ws domain.WorkspaceID, id domain.CampaignID) (domain.CampaignStats, domain.ModeStats, error) {
-	counts, err := messages.CountMessagesByMode(ctx, ws, id)
-	if err != nil {
-		return domain.CampaignStats{}, domain.ModeStats{}, err
+// campaignStats counts a campaign's messages by status and its failures by
+// Meta's error code, of mode's messages only (a key's). For the zero mode
+// (the dashboard's operator) it counts every mode's, and each mode's apart
+// too: sandbox reads are simulated and must not pass for live ones. A key
+// gets no split: it sees only its own mode.
+func campaignStats(ctx context.Context, messages ports.MessageRepository, ws domain.WorkspaceID, id domain.CampaignID,
+	mode domain.KeyMode) (domain.CampaignStats, domain.ModeStats, error) {
+	modes := []domain.KeyMode{mode}
+	if mode.IsZero() {
+		modes = []domain.KeyMode{domain.ModeLive, domain.ModeTest}
 	}
-	failures, err := messages.CountFailuresByCode(ctx, ws, id)
+	counts := make(map[domain.KeyMode]map[domain.MessageStatus]int, len(modes))
+	for _, m := range modes {
+		c, err := messages.CountMessagesByStatus(ctx, ws, id, m)
+		if err != nil {
+			return domain.CampaignStats{}, domain.ModeStats{}, err
+		}
+		counts[m] = c
+	}
+	failures, err := messages.CountFailuresByCode(ctx, ws, id, mode)
 	if err != nil {
 		return domain.CampaignStats{}, domain.ModeStats{}, err
 	}
 	all, byMode := domain.NewModeStats(counts, failures)
+	if !mode.IsZero() {
+		byMode = domain.ModeStats{}
+	}
 	return all, byMode, nil
 }

@@ -24,14 +24,14 @@ func NewGetContactByPhoneHandler(contacts ports.ContactRepository, obs *Observer
 	return &GetContactByPhoneHandler{contacts: contacts, obs: obs}
 }
 
-// Handle validates the number (invalid_phone_number) and returns the contact
-// or contact_not_found.
+// Handle validates the number (invalid_phone_number) and returns the
+// contact of the key's mode or contact_not_found.
 func (h *GetContactByPhoneHandler) Handle(ctx context.Context, q GetContactByPhone) (domain.Contact, error) {
 	return observe(ctx, h.obs, "get_contact_by_phone", func(ctx context.Context) (domain.Contact, error) {
 		phone, err := domain.ParsePhoneNumber(q.PhoneNumber)
 		if err != nil {
 			return domain.Contact{}, err
 		}
-		return h.contacts.GetContactByPhone(ctx, q.Principal.Workspace, phone)
+		return h.contacts.GetContactByPhone(ctx, q.Principal.Workspace, q.Principal.Mode, phone)
 	})
 }

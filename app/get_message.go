@@ -24,13 +24,18 @@ func NewGetMessageHandler(messages ports.MessageRepository, obs *Observer) *GetM
 	return &GetMessageHandler{messages: messages, obs: obs}
 }
 
-// Handle returns the message or message_not_found.
+// Handle returns the message or message_not_found: for a message of
+// another mode than the key's too.
 func (h *GetMessageHandler) Handle(ctx context.Context, q GetMessage) (domain.Message, error) {
 	return observe(ctx, h.obs, "get_message", func(ctx context.Context) (domain.Message, error) {
 		id, err := domain.ParseMessageID(q.MessageID)
 		if err != nil {
 			return domain.Message{}, err
 		}
-		return h.messages.GetMessage(ctx, q.Principal.Workspace, id)
+		m, err := h.messages.GetMessage(ctx, q.Principal.Workspace, id)
+		if err == nil && !q.Principal.Sees(m.Mode) {
+			return domain.Message{}, domain.NotFound(domain.ErrMessageNotFound)
+		}
+		return m, err
 	})
 }

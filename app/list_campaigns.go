@@ -2,14 +2,18 @@ package app
 
 import (
 	"context"
+	"strings"
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
 
-// ListCampaigns lists a workspace's campaigns, newest first.
+// ListCampaigns lists a workspace's campaigns, newest first, each with the
+// statistics of Mode's messages (a key's mode; zero, for the dashboard,
+// counts every mode).
 type ListCampaigns struct {
 	Workspace domain.WorkspaceID
+	Mode      domain.KeyMode
 	Page      ports.Page
 }
 
@@ -44,7 +48,7 @@ func (h *ListCampaignsHandler) Handle(ctx context.Context, q ListCampaigns) (Cam
 		}
 		out := CampaignPage{Campaigns: make([]CampaignView, 0, len(cs)), NextCursor: next}
 		for _, c := range cs {
-			stats, byMode, err := campaignStats(ctx, h.messages, q.Workspace, c.ID)
+			stats, byMode, err := campaignStats(ctx, h.messages, q.Workspace, c.ID, q.Mode)
 			if err != nil {
 				return CampaignPage{}, err
 			}
@@ -68,7 +72,9 @@ func checkPage(p ports.Page) (ports.Page, error) {
 	case p.Limit < 0 || p.Limit > MaxPageSize:
 		return p, domain.InvalidParameter("limit", "limit must be between 1 and 100")
 	}
-	if len(p.Cursor) > 64 {
+	// A cursor is an id, printable ASCII; anything else (a NUL, which
+	// PostgreSQL refuses even in a query's parameters) was not returned.
+	if len(p.Cursor) > 64 || strings.ContainsFunc(p.Cursor, func(r rune) bool { return r <= ' ' || r > '~' }) {
 		return p, domain.InvalidParameter("cursor", "the cursor is not one this API returned")
 	}
 	return p, nil

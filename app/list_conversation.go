@@ -33,7 +33,9 @@ func NewListConversationHandler(contacts ports.ContactRepository, convs ports.Co
 	return &ListConversationHandler{contacts: contacts, convs: convs, obs: obs}
 }
 
-// Handle returns the page, or contact_not_found.
+// Handle returns the page, or contact_not_found: for a contact of another
+// mode than the key's too. A key sees the entries of its own mode; the
+// dashboard's operator sees them all.
 func (h *ListConversationHandler) Handle(ctx context.Context, q ListConversation) (ConversationPage, error) {
 	return observe(ctx, h.obs, "list_conversation", func(ctx context.Context) (ConversationPage, error) {
 		id, err := domain.ParseContactID(q.ContactID)
@@ -48,7 +50,10 @@ func (h *ListConversationHandler) Handle(ctx context.Context, q ListConversation
 		if err != nil {
 			return ConversationPage{}, err
 		}
-		entries, next, err := h.convs.ListEntries(ctx, q.Principal.Workspace, id, page)
+		if !q.Principal.Sees(c.Mode) {
+			return ConversationPage{}, domain.NotFound(domain.ErrContactNotFound)
+		}
+		entries, next, err := h.convs.ListEntries(ctx, q.Principal.Workspace, id, q.Principal.Mode, page)
 		if err != nil {
 			return ConversationPage{}, err
 		}

@@ -131,7 +131,7 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 		if p.refused != nil {
 			continue
 		}
-		if p.refused = contacts[contactKey{p.cmd.Principal.Workspace, p.phone}].CanReceive(); p.refused != nil {
+		if p.refused = contacts[p.contactKey()].CanReceive(); p.refused != nil {
 			continue
 		}
 		if counted[p], err = h.countSend(ctx, r, p); err != nil {
@@ -150,7 +150,7 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 		if p.refused != nil {
 			continue
 		}
-		c := contacts[contactKey{p.cmd.Principal.Workspace, p.phone}]
+		c := contacts[p.contactKey()]
 		c.Touch(p.now)
 		touched[c] = true
 		p.msg = domain.NewMessage(p.msgID, p.campaign, *c, p.cmd.Principal, p.prep, p.now)
@@ -173,37 +173,51 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 	return r.Conversations.AppendEntries(ctx, entries...)
 }
 
+// contactKey names a contact: its number in a workspace and mode.
 type contactKey struct {
 	ws    domain.WorkspaceID
+	mode  domain.KeyMode
 	phone domain.PhoneNumber
 }
 
+// contactKey is the send's contact: the key's mode's contact for the
+// number, so test sends make and touch test contacts only.
+func (p *pendingSend) contactKey() contactKey {
+	return contactKey{p.cmd.Principal.Workspace, p.cmd.Principal.Mode, p.phone}
+}
+
+// space is a workspace and mode, whose contacts are looked up together.
+type space struct {
+	ws   domain.WorkspaceID
+	mode domain.KeyMode
+}
+
 // lockContacts finds and locks the batch's contacts, one lookup per
-// workspace, and makes a new contact (not yet stored) for each number
-// without one.
+// workspace and mode, and makes a new contact (not yet stored) for each
+// number without one.
 func (h *SendCampaignMessageHandler) lockContacts(ctx context.Context, r ports.Repos, batch []*pendingSend) (map[contactKey]*domain.Contact, error) {
-	phones := map[domain.WorkspaceID][]domain.PhoneNumber{}
+	phones := map[space][]domain.PhoneNumber{}
 	for _, p := range batch {
-		ws := p.cmd.Principal.Workspace
-		if !slices.Contains(phones[ws], p.phone) {
-			phones[ws] = append(phones[ws], p.phone)
+		s := space{p.cmd.Principal.Workspace, p.cmd.Principal.Mode}
+		if !slices.Contains(phones[s], p.phone) {
+			phones[s] = append(phones[s], p.phone)
 		}
 	}
 	out := make(map[contactKey]*domain.Contact, len(batch))
-	for ws, list := range phones {
-		found, err := r.Contacts.FindContactsByPhone(ctx, ws, list)
+	for s, list := range phones {
+		found, err := r.Contacts.FindContactsByPhone(ctx, s.ws, s.mode, list)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range found {
-			out[contactKey{ws, c.Phone}] = &c
+			out[contactKey{s.ws, s.mode, c.Phone}] = &c
 		}
 	}
 	for _, p := range batch {
-		k := contactKey{p.cmd.Principal.Workspace, p.phone}
+		k := p.contactKey()
 		if out[k] == nil {
 			c := domain.NewContact(domain.ContactID(h.d.IDs.NewID(domain.PrefixContact)),
-				domain.ConversationID(h.d.IDs.NewID(domain.PrefixConversation)), k.ws, k.phone, p.now)
+				domain.ConversationID(h.d.IDs.NewID(domain.PrefixConversation)), k.ws, k.mode, k.phone, p.now)
 			out[k] = &c
 		}
 	}
@@ -240,11 +254,12 @@ func (h *SendCampaignMessageHandler) claimKeys(ctx context.Context, r ports.Repo
 	}
 	slices.SortFunc(keyed, func(a, b *pendingSend) int {
 		return cmp.Or(cmp.Compare(a.cmd.Principal.Workspace, b.cmd.Principal.Workspace),
+			cmp.Compare(a.cmd.Principal.Mode.String(), b.cmd.Principal.Mode.String()),
 			cmp.Compare(a.cmd.IdempotencyKey, b.cmd.IdempotencyKey))
 	})
 	rerun := false
 	for _, p := range keyed {
-		rec := domain.IdempotencyRecord{Workspace: p.cmd.Principal.Workspace, Key: p.cmd.IdempotencyKey,
+		rec := domain.IdempotencyRecord{Workspace: p.cmd.Principal.Workspace, Mode: p.cmd.Principal.Mode, Key: p.cmd.IdempotencyKey,
 			Fingerprint: p.fp, Message: p.msgID, CreatedAt: p.now}
 		err := r.Idempotency.ClaimIdempotencyKey(ctx, rec, domain.IdempotencyStaleBefore(p.now))
 		switch {

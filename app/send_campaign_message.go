@@ -22,8 +22,9 @@ type SendCampaignMessage struct {
 	MediaHeaderURL string
 	DryRun         bool // run every check, store and send nothing
 	// IdempotencyKey, when not empty, names this send: within
-	// domain.IdempotencyRetention the same key with the same request
-	// replays the first answer instead of sending again.
+	// domain.IdempotencyRetention the same key with the same request, from
+	// the same workspace and a key of the same mode, replays the first
+	// answer instead of sending again.
 	IdempotencyKey domain.IdempotencyKey
 }
 
@@ -104,19 +105,19 @@ func (h *SendCampaignMessageHandler) Handle(ctx context.Context, cmd SendCampaig
 // should another instance claim it first, the claim fails, the transaction
 // rolls back, and the other instance's message is replayed.
 func (h *SendCampaignMessageHandler) handleIdempotent(ctx context.Context, cmd SendCampaignMessage) (SendCampaignMessageResult, error) {
-	ws, key := cmd.Principal.Workspace, cmd.IdempotencyKey
-	release, ok := h.inFlight.enter(ws, key)
+	k := inFlightKey{cmd.Principal.Workspace, cmd.Principal.Mode, cmd.IdempotencyKey}
+	release, ok := h.inFlight.enter(k)
 	if !ok {
 		return SendCampaignMessageResult{}, domain.ErrIdempotencyInFlight
 	}
 	defer release()
 	fp := cmd.fingerprint()
-	if res, done, err := h.replay(ctx, ws, key, fp); done {
+	if res, done, err := h.replay(ctx, k, fp); done {
 		return res, err
 	}
 	res, err := h.handle(ctx, cmd, fp)
 	if errors.Is(err, errKeyClaimed) {
-		if res, done, err := h.replay(ctx, ws, key, fp); done {
+		if res, done, err := h.replay(ctx, k, fp); done {
 			return res, err
 		}
 		return SendCampaignMessageResult{}, domain.ErrIdempotencyInFlight
@@ -124,10 +125,10 @@ func (h *SendCampaignMessageHandler) handleIdempotent(ctx context.Context, cmd S
 	return res, err
 }
 
-// replay answers a request whose key is already claimed; done is false when
-// no live claim exists.
-func (h *SendCampaignMessageHandler) replay(ctx context.Context, ws domain.WorkspaceID, key domain.IdempotencyKey, fp domain.Fingerprint) (res SendCampaignMessageResult, done bool, err error) {
-	rec, found, err := h.d.Idempotency.FindIdempotencyRecord(ctx, ws, key)
+// replay answers a request whose key is already claimed in its workspace
+// and mode; done is false when no live claim exists.
+func (h *SendCampaignMessageHandler) replay(ctx context.Context, k inFlightKey, fp domain.Fingerprint) (res SendCampaignMessageResult, done bool, err error) {
+	rec, found, err := h.d.Idempotency.FindIdempotencyRecord(ctx, k.ws, k.mode, k.key)
 	if err != nil {
 		return res, true, err
 	}
@@ -137,7 +138,7 @@ func (h *SendCampaignMessageHandler) replay(ctx context.Context, ws domain.Works
 	if err := rec.Replay(fp); err != nil {
 		return res, true, err
 	}
-	msg, err := h.d.Messages.GetMessage(ctx, ws, rec.Message)
+	msg, err := h.d.Messages.GetMessage(ctx, k.ws, rec.Message)
 	if err != nil {
 		return res, true, err
 	}
@@ -269,7 +270,7 @@ func (h *SendCampaignMessageHandler) inspectMedia(ctx context.Context, caller do
 }
 
 func (h *SendCampaignMessageHandler) dryRun(ctx context.Context, p domain.Principal, c domain.Campaign, phone domain.PhoneNumber, prep domain.Prepared) (SendCampaignMessageResult, error) {
-	contact, err := h.d.Contacts.GetContactByPhone(ctx, p.Workspace, phone)
+	contact, err := h.d.Contacts.GetContactByPhone(ctx, p.Workspace, p.Mode, phone)
 	switch {
 	case errors.Is(err, domain.ErrContactNotFound):
 		contact = domain.Contact{Phone: phone}
@@ -303,14 +304,16 @@ type inFlight struct {
 	keys map[inFlightKey]struct{}
 }
 
+// inFlightKey is an Idempotency-Key in the space it names a send in: its
+// workspace and its mode.
 type inFlightKey struct {
-	ws  domain.WorkspaceID
-	key domain.IdempotencyKey
+	ws   domain.WorkspaceID
+	mode domain.KeyMode
+	key  domain.IdempotencyKey
 }
 
 // enter marks the key in flight, or reports false when it already is.
-func (f *inFlight) enter(ws domain.WorkspaceID, key domain.IdempotencyKey) (release func(), ok bool) {
-	k := inFlightKey{ws, key}
+func (f *inFlight) enter(k inFlightKey) (release func(), ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, busy := f.keys[k]; busy {

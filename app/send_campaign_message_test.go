@@ -35,11 +35,11 @@ func TestSendCommitsMessageContactAndEntry(t *testing.T) {
 		t.Error("the dispatcher was not woken after an accepted send")
 	}
 
-	c, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, domain.MustPhoneNumber(phone))
+	c, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, f.principal.Mode, domain.MustPhoneNumber(phone))
 	if err != nil {
 		t.Fatalf("the contact was not created: %v", err)
 	}
-	wantContact := domain.NewContact(c.ID, c.ConversationID, f.principal.Workspace, domain.MustPhoneNumber(phone), t0)
+	wantContact := domain.NewContact(c.ID, c.ConversationID, f.principal.Workspace, f.principal.Mode, domain.MustPhoneNumber(phone), t0)
 	wantContact.LastMessageAt = &t0
 	if diff := cmp.Diff(wantContact, c, cmpDomain); diff != "" {
 		t.Errorf("stored contact (-want +got):\n%s", diff)
@@ -65,7 +65,7 @@ func TestSendCommitsMessageContactAndEntry(t *testing.T) {
 		t.Errorf("stored message (-want +got):\n%s", diff)
 	}
 
-	entries, next, err := f.st.ListEntries(ctx, f.principal.Workspace, c.ID, ports.Page{Limit: 10})
+	entries, next, err := f.st.ListEntries(ctx, f.principal.Workspace, c.ID, domain.KeyMode{}, ports.Page{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestSendCommitsMessageContactAndEntry(t *testing.T) {
 		t.Fatalf("%d thread entries, want 1", len(entries))
 	}
 	wantEntry := domain.Entry{ID: entries[0].ID, Workspace: f.principal.Workspace, ContactID: c.ID, ConversationID: c.ConversationID,
-		Direction: domain.Outbound, Kind: domain.KindTemplate, MessageID: res.Message.ID, Status: domain.StatusQueued, Mode: domain.ModeTest, Body: "Hi Ana, your code is 1234", CreatedAt: t0}
+		Mode: f.principal.Mode, Direction: domain.Outbound, Kind: domain.KindTemplate, MessageID: res.Message.ID, Status: domain.StatusQueued, Body: "Hi Ana, your code is 1234", CreatedAt: t0}
 	if diff := cmp.Diff(wantEntry, entries[0], cmpDomain); diff != "" {
 		t.Errorf("thread entry (-want +got):\n%s", diff)
 	}
@@ -173,11 +173,11 @@ func TestSendCheckOrder(t *testing.T) {
 		}
 	}
 	for _, id := range []domain.CampaignID{f.campaign.ID, pausedCampaign.ID, draftCampaign.ID, imageCampaign.ID} {
-		if counts, _ := f.st.CountMessagesByStatus(ctx, ws, id); len(counts) != 0 {
+		if counts, _ := f.st.CountMessagesByStatus(ctx, ws, id, domain.KeyMode{}); len(counts) != 0 {
 			t.Errorf("refused sends stored messages in %s: %v", id, counts)
 		}
 	}
-	if _, err := f.st.GetContactByPhone(ctx, ws, domain.MustPhoneNumber(phone)); !errors.Is(err, domain.ErrContactNotFound) {
+	if _, err := f.st.GetContactByPhone(ctx, ws, f.principal.Mode, domain.MustPhoneNumber(phone)); !errors.Is(err, domain.ErrContactNotFound) {
 		t.Errorf("refused sends created the contact: %v", err)
 	}
 }
@@ -267,7 +267,7 @@ func TestDryRun(t *testing.T) {
 	if contacts, messages, entries := f.stored(t, f.principal.Workspace, phone); contacts != 0 || messages != 0 || entries != 0 {
 		t.Fatalf("dry runs stored %d contacts, %d messages, %d entries", contacts, messages, entries)
 	}
-	if counts, _ := f.st.CountMessagesByStatus(ctx, f.principal.Workspace, video.ID); len(counts) != 0 {
+	if counts, _ := f.st.CountMessagesByStatus(ctx, f.principal.Workspace, video.ID, domain.KeyMode{}); len(counts) != 0 {
 		t.Fatalf("dry runs stored messages: %v", counts)
 	}
 	if claimed, err := f.st.ClaimMessages(ctx, ports.Claim{Owner: "t", Now: t0.Add(time.Hour), LeaseUntil: t0.Add(2 * time.Hour), Limit: 10}); err != nil || len(claimed) != 0 {
@@ -374,7 +374,7 @@ func TestSendRetriesAContactCreatedConcurrently(t *testing.T) {
 	if n := len(tx.WithinTxCalls()); n != 2 {
 		t.Fatalf("%d transactions, want 2", n)
 	}
-	c, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, domain.MustPhoneNumber(phone))
+	c, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, f.principal.Mode, domain.MustPhoneNumber(phone))
 	if err != nil || c.ID != res.Message.ContactID || c.Name != "Ana" {
 		t.Fatalf("contact %+v (%v), want the concurrently created one for message %s", c, err, res.Message.ID)
 	}

@@ -30,8 +30,8 @@ func TestIdempotencyAcrossInstances(t *testing.T) {
 	var looked sync.WaitGroup
 	looked.Add(2)
 	gate := &portsmock.IdempotencyRepositoryMock{
-		FindIdempotencyRecordFunc: func(ctx context.Context, ws domain.WorkspaceID, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error) {
-			rec, found, err := f.st.FindIdempotencyRecord(ctx, ws, key)
+		FindIdempotencyRecordFunc: func(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error) {
+			rec, found, err := f.st.FindIdempotencyRecord(ctx, ws, mode, key)
 			if !found {
 				looked.Done()
 				looked.Wait()
@@ -41,7 +41,7 @@ func TestIdempotencyAcrossInstances(t *testing.T) {
 	}
 	instance := func() *app.SendCampaignMessageHandler {
 		return app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: f.st, Campaigns: f.st, Contacts: f.st,
-			Messages: f.st, Idempotency: gate, SendCounts: f.st, Clock: f.clock, IDs: f.ids})
+			Messages: f.st, Idempotency: gate, SendCounts: f.st, Clock: f.clock, IDs: f.ids, LiveSending: true})
 	}
 	results := make([]app.SendCampaignMessageResult, 2)
 	errs := make([]error, 2)
@@ -59,9 +59,75 @@ func TestIdempotencyAcrossInstances(t *testing.T) {
 		t.Fatalf("want one message, accepted once and replayed once: %s replayed=%v, %s replayed=%v",
 			results[0].Message.ID, results[0].Replayed, results[1].Message.ID, results[1].Replayed)
 	}
-	counts, err := f.st.CountMessagesByStatus(t.Context(), f.principal.Workspace, f.campaign.ID)
+	counts, err := f.st.CountMessagesByStatus(t.Context(), f.principal.Workspace, f.campaign.ID, domain.KeyMode{})
 	if err != nil || counts[domain.StatusQueued] != 1 {
 		t.Fatalf("stored messages: %v, %v; want 1 queued", counts, err)
+	}
+}
+
+// TestIdempotencyScopedByMode: a live key's send that reuses a test key's
+// Idempotency-Key and request is a send of its own, not a replay of the
+// test message (which never left the sandbox); each mode then replays its
+// own message. While one mode's send is in flight, the other's is not held
+// up.
+func TestIdempotencyScopedByMode(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	h := f.sender(f.st, nil)
+	live := f.keyedSend("+14155550100", "order-7")
+	live.Principal.Mode = domain.ModeLive
+	test := f.keyedSend("+14155550100", "order-7")
+	first, err := h.Handle(t.Context(), test)
+	if err != nil || first.Replayed || first.Message.Mode != domain.ModeTest {
+		t.Fatalf("test send: %+v, %v", first, err)
+	}
+	second, err := h.Handle(t.Context(), live)
+	if err != nil || second.Replayed || second.Message.ID == first.Message.ID || second.Message.Mode != domain.ModeLive {
+		t.Fatalf("live send with the test send's key and request: %+v, %v; want a new live message", second, err)
+	}
+	for _, c := range []struct {
+		cmd  app.SendCampaignMessage
+		want domain.MessageID
+	}{{test, first.Message.ID}, {live, second.Message.ID}} {
+		again, err := h.Handle(t.Context(), c.cmd)
+		if err != nil || !again.Replayed || again.Message.ID != c.want {
+			t.Errorf("%s retry: %+v, %v; want a replay of %s", c.cmd.Principal.Mode, again, err, c.want)
+		}
+	}
+	other := f.keyedSend("+14155550101", "order-7")
+	other.Principal.Mode = domain.ModeLive
+	if _, err := h.Handle(t.Context(), other); !errors.Is(err, &domain.Error{Code: domain.CodeIdempotencyKeyReused}) {
+		t.Errorf("the live key with another request: %v, want idempotency_key_reused", err)
+	}
+
+	// A test send holds "order-8" in flight; a live send with it goes
+	// through, and a second test send is told to retry.
+	entered, release := make(chan struct{}), make(chan struct{})
+	gate := &portsmock.IdempotencyRepositoryMock{
+		FindIdempotencyRecordFunc: func(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error) {
+			if mode == domain.ModeTest {
+				close(entered)
+				<-release
+			}
+			return f.st.FindIdempotencyRecord(ctx, ws, mode, key)
+		},
+		ClaimIdempotencyKeyFunc: f.st.ClaimIdempotencyKey,
+	}
+	g := app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: f.st, Campaigns: f.st, Contacts: f.st,
+		Messages: f.st, Idempotency: gate, SendCounts: f.st, Clock: f.clock, IDs: f.ids, LiveSending: true})
+	test.IdempotencyKey, live.IdempotencyKey = "order-8", "order-8"
+	done := make(chan error, 1)
+	go func() { _, err := g.Handle(t.Context(), test); done <- err }()
+	<-entered
+	if res, err := g.Handle(t.Context(), live); err != nil || res.Replayed {
+		t.Errorf("live send while the test send with its key is in flight: %+v, %v; want sent", res, err)
+	}
+	if _, err := g.Handle(t.Context(), test); !errors.Is(err, domain.ErrIdempotencyInFlight) {
+		t.Errorf("second test send while the first is in flight: %v, want idempotency_in_flight", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Errorf("the test send: %v", err)
 	}
 }
 
@@ -94,7 +160,7 @@ func TestIdempotencyRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []domain.IdempotencyKey{"k-1", "k-2"} {
-		if _, found, _ := f.st.FindIdempotencyRecord(t.Context(), f.principal.Workspace, key); found {
+		if _, found, _ := f.st.FindIdempotencyRecord(t.Context(), f.principal.Workspace, f.principal.Mode, key); found {
 			t.Errorf("%s survived the purge 24 h after its send", key)
 		}
 	}

@@ -21,7 +21,10 @@ type SyncContactResult struct {
 	Created bool
 }
 
-// SyncContactHandler upserts contacts by phone number.
+// SyncContactHandler upserts contacts by phone number: the contact of the
+// key's mode, so a test key never changes what live sends see (a name, an
+// opt-out), nor the other way round. A principal without a mode (the
+// dashboard's operator) works on the live contact.
 type SyncContactHandler struct {
 	tx    ports.Transactor
 	clock ports.Clock
@@ -41,14 +44,17 @@ func (h *SyncContactHandler) Handle(ctx context.Context, cmd SyncContact) (SyncC
 		if err != nil {
 			return SyncContactResult{}, err
 		}
-		ws := cmd.Principal.Workspace
+		ws, mode := cmd.Principal.Workspace, cmd.Principal.Mode
+		if mode.IsZero() {
+			mode = domain.ModeLive
+		}
 		now := h.clock.Now()
 		var res SyncContactResult
 		sync := func(ctx context.Context, r ports.Repos) error {
-			c, err := r.Contacts.GetContactByPhone(ctx, ws, phone)
+			c, err := r.Contacts.GetContactByPhone(ctx, ws, mode, phone)
 			if errors.Is(err, domain.ErrContactNotFound) {
 				c = domain.NewContact(domain.ContactID(h.ids.NewID(domain.PrefixContact)),
-					domain.ConversationID(h.ids.NewID(domain.PrefixConversation)), ws, phone, now)
+					domain.ConversationID(h.ids.NewID(domain.PrefixConversation)), ws, mode, phone, now)
 				if err := c.ApplySync(cmd.Changes, now); err != nil {
 					return err
 				}

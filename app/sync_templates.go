@@ -65,9 +65,10 @@ func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult,
 		}
 		now := h.clock.Now().UTC().Truncate(time.Microsecond)
 		for i := range ts {
+			ts[i] = ts[i].Scrubbed()
+			ts[i].Account, ts[i].SyncedAt = account, now
 			// One language has one form, so a template Meta lists as pt-BR
 			// is the stored pt_BR one and its campaigns', not a new one.
-			ts[i].Account, ts[i].SyncedAt = account, now
 			ts[i].Language = domain.CanonicalLanguage(ts[i].Language)
 		}
 		res := SyncTemplatesResult{Account: account, Templates: ts}

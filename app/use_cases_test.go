@@ -32,7 +32,7 @@ func TestSyncContactCreatesThenUpdates(t *testing.T) {
 	if !created.Created {
 		t.Fatal("the first sync did not report a new contact")
 	}
-	want := domain.NewContact(created.Contact.ID, created.Contact.ConversationID, f.principal.Workspace, domain.MustPhoneNumber(phone), t0)
+	want := domain.NewContact(created.Contact.ID, created.Contact.ConversationID, f.principal.Workspace, f.principal.Mode, domain.MustPhoneNumber(phone), t0)
 	want.Name, want.Email = "Ana", "ana@example.com"
 	want.Attributes, want.Tags = map[string]string{"plan": "pro", "city": "Lisbon"}, []string{"beta", "vip"}
 	if diff := cmp.Diff(want, created.Contact, cmpDomain); diff != "" {
@@ -76,7 +76,7 @@ func TestSyncContactRefusals(t *testing.T) {
 	if _, err := h.Handle(ctx, app.SyncContact{Principal: f.principal, PhoneNumber: phone, Changes: bad}); !errors.Is(err, domain.ErrInvalidParameter) {
 		t.Fatalf("bad email for a new contact: %v", err)
 	}
-	if _, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, domain.MustPhoneNumber(phone)); !errors.Is(err, domain.ErrContactNotFound) {
+	if _, err := f.st.GetContactByPhone(ctx, f.principal.Workspace, f.principal.Mode, domain.MustPhoneNumber(phone)); !errors.Is(err, domain.ErrContactNotFound) {
 		t.Fatalf("a refused sync created the contact: %v", err)
 	}
 	first, err := h.Handle(ctx, app.SyncContact{Principal: f.principal, PhoneNumber: phone, Changes: domain.ContactSync{Name: ptr("Ana")}})
@@ -261,24 +261,43 @@ func TestGetCampaignAndStats(t *testing.T) {
 			}
 		}
 	}
-	view, err := app.NewGetCampaignHandler(f.st, f.st, app.NewObserver(nil)).Handle(ctx, app.GetCampaign{Principal: f.principal, CampaignID: string(f.campaign.ID)})
+	get := app.NewGetCampaignHandler(f.st, f.st, app.NewObserver(nil))
+	view, err := get.Handle(ctx, app.GetCampaign{Principal: f.principal, CampaignID: string(f.campaign.ID)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every message was sent with the fixture's test key.
-	if live, test := view.ByMode.Live, view.ByMode.Test; live.Total != 0 || test.Total != 7 || test.ReadRate != want.ReadRate {
-		t.Fatalf("per mode: live %+v, test %+v; want none live, all 7 test", live, test)
+	// A key sees its own mode only, so it gets no split by mode.
+	if diff := cmp.Diff(app.CampaignView{Campaign: f.campaign, Stats: want}, view, cmpDomain); diff != "" {
+		t.Fatalf("campaign view of the key (-want +got):\n%s", diff)
 	}
-	_, wantByMode := domain.NewModeStats(map[domain.KeyMode]map[domain.MessageStatus]int{domain.ModeTest: want.Counts}, nil)
-	if diff := cmp.Diff(app.CampaignView{Campaign: f.campaign, Stats: want, ByMode: wantByMode}, view, cmpDomain); diff != "" {
-		t.Fatalf("campaign view (-want +got):\n%s", diff)
-	}
-	list, err := app.NewListCampaignsHandler(f.st, f.st, nil).Handle(ctx, app.ListCampaigns{Workspace: f.principal.Workspace})
+	list, err := app.NewListCampaignsHandler(f.st, f.st, nil).Handle(ctx, app.ListCampaigns{Workspace: f.principal.Workspace,
+		Mode: f.principal.Mode})
 	if err != nil || len(list.Campaigns) != 1 || list.NextCursor != "" {
 		t.Fatalf("campaign list %+v (%v)", list, err)
 	}
 	if diff := cmp.Diff(view, list.Campaigns[0], cmpDomain); diff != "" {
 		t.Fatalf("listed campaign (-want +got):\n%s", diff)
+	}
+	// The dashboard's operator sees every mode, and each apart: every
+	// message was sent with the fixture's test key.
+	operator := domain.Principal{Workspace: f.principal.Workspace}
+	view, err = get.Handle(ctx, app.GetCampaign{Principal: operator, CampaignID: string(f.campaign.ID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live, test := view.ByMode.Live, view.ByMode.Test; live.Total != 0 || test.Total != 7 || test.ReadRate != want.ReadRate {
+		t.Fatalf("per mode: live %+v, test %+v; want none live, all 7 test", live, test)
+	}
+	_, wantByMode := domain.NewModeStats(map[domain.KeyMode]map[domain.MessageStatus]int{domain.ModeTest: want.Counts}, nil)
+	if diff := cmp.Diff(app.CampaignView{Campaign: f.campaign, Stats: want, ByMode: wantByMode}, view, cmpDomain); diff != "" {
+		t.Fatalf("campaign view of the operator (-want +got):\n%s", diff)
+	}
+	list, err = app.NewListCampaignsHandler(f.st, f.st, nil).Handle(ctx, app.ListCampaigns{Workspace: f.principal.Workspace})
+	if err != nil || len(list.Campaigns) != 1 {
+		t.Fatalf("campaign list of the operator %+v (%v)", list, err)
+	}
+	if diff := cmp.Diff(view, list.Campaigns[0], cmpDomain); diff != "" {
+		t.Fatalf("campaign listed to the operator (-want +got):\n%s", diff)
 	}
 
 	ws, theirs := f.otherWorkspace(t)

@@ -84,18 +84,27 @@ func text(from, wamid, body string, at time.Time) ports.InboundEvent {
 		Message: domain.InboundMessage{ProviderID: wamid, Kind: domain.KindText, Text: body, At: at}}
 }
 
+// contact is ws's contact of the fixture principal's mode (test) with
+// phone: the one its sends reach.
 func (f *fixture) contact(t *testing.T, ws domain.WorkspaceID, phone string) domain.Contact {
 	t.Helper()
-	c, err := f.st.GetContactByPhone(context.Background(), ws, domain.MustPhoneNumber(phone))
+	return f.contactOf(t, ws, f.principal.Mode, phone)
+}
+
+// contactOf is ws's contact of mode with phone. What people write reaches
+// live contacts.
+func (f *fixture) contactOf(t *testing.T, ws domain.WorkspaceID, mode domain.KeyMode, phone string) domain.Contact {
+	t.Helper()
+	c, err := f.st.GetContactByPhone(context.Background(), ws, mode, domain.MustPhoneNumber(phone))
 	if err != nil {
-		t.Fatalf("contact %s in %s: %v", phone, ws, err)
+		t.Fatalf("%s contact %s in %s: %v", mode, phone, ws, err)
 	}
 	return c
 }
 
 func (f *fixture) thread(t *testing.T, ws domain.WorkspaceID, c domain.ContactID) []domain.Entry {
 	t.Helper()
-	es, _, err := f.st.ListEntries(context.Background(), ws, c, ports.Page{Limit: 100})
+	es, _, err := f.st.ListEntries(context.Background(), ws, c, domain.KeyMode{}, ports.Page{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,9 +318,9 @@ func TestRetriesStopAfterMaxAttempts(t *testing.T) {
 }
 
 // TestInboundMessagesBuildTheThread: a message from a new number creates
-// its contact in the default workspace; a reply to our template lands in
-// the workspace that sent it, pointing at our message; a redelivered
-// message is recorded once.
+// its (live) contact in the default workspace; a reply to our template
+// lands in the workspace that sent it, pointing at our message; a
+// redelivered message is recorded once.
 func TestInboundMessagesBuildTheThread(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -322,11 +331,11 @@ func TestInboundMessagesBuildTheThread(t *testing.T) {
 	if rep.Inbound != 1 {
 		t.Fatalf("report %+v", rep)
 	}
-	c := f.contact(t, ws, "+14155550100")
+	c := f.contactOf(t, ws, domain.ModeLive, "+14155550100")
 	if c.WaID != "14155550100" || c.ProfileName != "Ana Lima" || c.Name != "" || c.LastMessageAt == nil || !c.LastMessageAt.Equal(t0.Add(-time.Minute)) {
 		t.Errorf("new contact %+v", c)
 	}
-	want := []domain.Entry{{Workspace: ws, ContactID: c.ID, ConversationID: c.ConversationID, Direction: domain.Inbound,
+	want := []domain.Entry{{Workspace: ws, ContactID: c.ID, ConversationID: c.ConversationID, Mode: domain.ModeLive, Direction: domain.Inbound,
 		Kind: domain.KindText, Body: "Hola, ¿tienen otro color? 😀", ProviderID: "wamid.IN1", CreatedAt: t0.Add(-time.Minute)}}
 	if diff := cmp.Diff(want, f.thread(t, ws, c.ID), cmpDomain, cmpIgnoreEntryID); diff != "" {
 		t.Errorf("thread (-want +got):\n%s", diff)
@@ -337,7 +346,7 @@ func TestInboundMessagesBuildTheThread(t *testing.T) {
 
 	// A quick-reply button on a template the other workspace sent.
 	otherWS, otherCampaign := f.otherWorkspace(t)
-	other := domain.Principal{Workspace: otherWS, Key: f.principal.Key, Mode: f.principal.Mode}
+	other := domain.Principal{Workspace: otherWS, Key: f.principal.Key, Mode: domain.ModeLive}
 	res, err := f.sender(f.st, nil).Handle(context.Background(), app.SendCampaignMessage{Principal: other,
 		PhoneNumber: "+14155550100", CampaignID: string(otherCampaign.ID), Variables: []string{"Ana", "1"}})
 	if err != nil {
@@ -347,7 +356,7 @@ func TestInboundMessagesBuildTheThread(t *testing.T) {
 	button := ports.InboundEvent{From: "14155550100", WaID: "14155550100", ProfileName: "Ana",
 		Message: domain.InboundMessage{ProviderID: "wamid.IN2", Kind: domain.KindButton, Text: "Yes, book it", Payload: "BOOK", ReplyTo: "wamid.OUT", At: t0.Add(time.Minute)}}
 	h.post(t, inbound(button))
-	oc := f.contact(t, otherWS, "+14155550100")
+	oc := f.contactOf(t, otherWS, domain.ModeLive, "+14155550100")
 	thread := f.thread(t, otherWS, oc.ID)
 	if len(thread) != 2 || thread[0].ReplyTo != res.Message.ID || thread[0].Payload != "BOOK" || thread[0].Kind != domain.KindButton {
 		t.Errorf("the other workspace's thread %+v, want the button reply on top, pointing at %s", thread, res.Message.ID)
@@ -362,10 +371,11 @@ func TestInboundMessagesBuildTheThread(t *testing.T) {
 
 var cmpIgnoreEntryID = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".ID" }, cmp.Ignore())
 
-// TestStopAndStart: STOP opts the number out in every workspace, so sends
-// are refused with contact_opted_out; START opts it back in; a stale START
-// written before the STOP changes nothing; a STOP delivered again after a
-// START changes nothing either.
+// TestStopAndStart: STOP opts the number's live contacts out in every
+// workspace, so live sends are refused with contact_opted_out; START opts
+// them back in; a stale START written before the STOP changes nothing; a
+// STOP delivered again after a START changes nothing either. The number's
+// test contact, which no person ever hears from, keeps its own opt-out.
 func TestStopAndStart(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -373,13 +383,17 @@ func TestStopAndStart(t *testing.T) {
 	ctx := context.Background()
 	otherWS, _ := f.otherWorkspace(t)
 	phone := "+14155552671"
+	live := f.principal
+	live.Mode = domain.ModeLive
+	f.send(t, live, phone)
 	f.send(t, f.principal, phone)
 	if _, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil).Handle(ctx, app.SyncContact{
-		Principal: domain.Principal{Workspace: otherWS}, PhoneNumber: phone}); err != nil {
+		Principal: domain.Principal{Workspace: otherWS, Mode: domain.ModeLive}, PhoneNumber: phone}); err != nil {
 		t.Fatal(err)
 	}
 	optedOut := func() []bool {
-		return []bool{f.contact(t, f.principal.Workspace, phone).OptedOut, f.contact(t, otherWS, phone).OptedOut}
+		return []bool{f.contactOf(t, f.principal.Workspace, domain.ModeLive, phone).OptedOut,
+			f.contactOf(t, otherWS, domain.ModeLive, phone).OptedOut}
 	}
 
 	stop := text("14155552671", "wamid.STOP", " stop! ", t0.Add(time.Minute))
@@ -389,11 +403,15 @@ func TestStopAndStart(t *testing.T) {
 	if got := optedOut(); !cmp.Equal(got, []bool{true, true}) {
 		t.Fatalf("after STOP: %v, want opted out everywhere", got)
 	}
-	_, err := f.sender(f.st, nil).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
+	_, err := f.sender(f.st, nil).Handle(ctx, app.SendCampaignMessage{Principal: live, PhoneNumber: phone,
 		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1"}})
 	if !errors.Is(err, domain.ErrContactOptedOut) {
-		t.Fatalf("send after STOP: %v, want contact_opted_out", err)
+		t.Fatalf("live send after STOP: %v, want contact_opted_out", err)
 	}
+	if f.contact(t, f.principal.Workspace, phone).OptedOut {
+		t.Error("STOP opted the number's test contact out")
+	}
+	f.send(t, f.principal, phone) // the sandbox reaches no one
 
 	h.post(t, inbound(text("14155552671", "wamid.OLDSTART", "START", t0)))
 	if got := optedOut(); !cmp.Equal(got, []bool{true, true}) {
@@ -406,7 +424,7 @@ func TestStopAndStart(t *testing.T) {
 	if got := optedOut(); !cmp.Equal(got, []bool{false, false}) {
 		t.Errorf("after START and a redelivered STOP: %v, want opted in everywhere", got)
 	}
-	f.send(t, f.principal, phone)
+	f.send(t, live, phone)
 }
 
 // TestTemplateStatusWebhook pauses every campaign on the template, in every
@@ -452,7 +470,7 @@ func TestReplayChangesNothingTwice(t *testing.T) {
 	m := f.send(t, f.principal, "+14155552671")
 	h.post(t, statuses(ports.StatusEvent{MessageID: m.ID, ProviderID: "wamid.A", Status: domain.StatusRead, At: t0}))
 	h.post(t, inbound(text("14155552671", "wamid.IN", "STOP", t0)))
-	before, contact := f.message(t, m.ID), f.contact(t, f.principal.Workspace, "+14155552671")
+	before, contact := f.message(t, m.ID), f.contactOf(t, f.principal.Workspace, domain.ModeLive, "+14155552671")
 
 	evs := f.webhookEvents(t)
 	out, err := h.replay.Handle(ctx, app.ReplayWebhookEvents{ID: string(evs[0].ID)})
@@ -466,7 +484,7 @@ func TestReplayChangesNothingTwice(t *testing.T) {
 	if diff := cmp.Diff(before, f.message(t, m.ID), cmpDomain); diff != "" {
 		t.Errorf("the message changed (-before +after):\n%s", diff)
 	}
-	if diff := cmp.Diff(contact, f.contact(t, f.principal.Workspace, "+14155552671"), cmpDomain); diff != "" {
+	if diff := cmp.Diff(contact, f.contactOf(t, f.principal.Workspace, domain.ModeLive, "+14155552671"), cmpDomain); diff != "" {
 		t.Errorf("the contact changed (-before +after):\n%s", diff)
 	}
 	if _, err := h.replay.Handle(ctx, app.ReplayWebhookEvents{ID: "evt_" + strconv.Itoa(1)}); !errors.Is(err, domain.ErrWebhookEventNotFound) {

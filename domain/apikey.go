@@ -165,6 +165,9 @@ var (
 
 // NewAPIKey builds the stored form of a freshly made token.
 func NewAPIKey(id KeyID, ws WorkspaceID, name string, tok Token, now time.Time) (APIKey, error) {
+	if err := CheckText("name", "the name", name); err != nil {
+		return APIKey{}, err
+	}
 	if name == "" || len(name) > 200 {
 		return APIKey{}, InvalidParameter("name", "a key needs a name of 1 to 200 characters")
 	}

@@ -64,12 +64,12 @@ func NewCampaign(id CampaignID, ws WorkspaceID, name string, tmpl Template, now 
 }
 
 func campaignName(name string) (string, error) {
+	if err := CheckText("name", "the name", name); err != nil {
+		return "", err
+	}
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > 200 {
 		return "", InvalidParameter("name", "a campaign needs a name of 1 to 200 characters")
-	}
-	if !utf8.ValidString(name) {
-		return "", InvalidParameter("name", "the name is not valid UTF-8")
 	}
 	return name, nil
 }
@@ -83,8 +83,11 @@ func (c *Campaign) Edit(name string, labels []string, now time.Time) error {
 		return err
 	}
 	for _, l := range labels {
-		if !utf8.ValidString(l) || utf8.RuneCountInString(l) > 200 {
-			return InvalidParameter("variableLabels", "a variable label is valid UTF-8 of at most 200 characters")
+		if err := CheckText("variableLabels", "a variable label", l); err != nil {
+			return err
+		}
+		if utf8.RuneCountInString(l) > 200 {
+			return InvalidParameter("variableLabels", "a variable label is at most 200 characters")
 		}
 	}
 	tmpl := c.Template

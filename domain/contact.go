@@ -8,10 +8,15 @@ import (
 	"unicode/utf8"
 )
 
-// Contact is one recipient in a workspace, unique by phone number.
+// Contact is one recipient in a workspace, unique by phone number in each
+// mode. Live and test traffic keep apart contacts for one number: test
+// sends and test keys' syncs make and change test contacts, live sends,
+// live keys' syncs and what people write make and change live ones, and a
+// key sees only its own mode's (Principal.Sees).
 type Contact struct {
 	ID             ContactID
 	Workspace      WorkspaceID
+	Mode           KeyMode
 	ConversationID ConversationID
 	Phone          PhoneNumber
 	Name           string
@@ -43,10 +48,11 @@ const (
 	MaxNameLength     = 256
 )
 
-// NewContact makes a contact for a phone number, with its conversation.
-func NewContact(id ContactID, conv ConversationID, ws WorkspaceID, phone PhoneNumber, now time.Time) Contact {
+// NewContact makes a contact of a mode for a phone number, with its
+// conversation.
+func NewContact(id ContactID, conv ConversationID, ws WorkspaceID, mode KeyMode, phone PhoneNumber, now time.Time) Contact {
 	now = now.UTC().Truncate(time.Microsecond)
-	return Contact{ID: id, ConversationID: conv, Workspace: ws, Phone: phone,
+	return Contact{ID: id, ConversationID: conv, Workspace: ws, Mode: mode, Phone: phone,
 		Attributes: map[string]string{}, Tags: []string{}, CreatedAt: now, UpdatedAt: now}
 }
 
@@ -63,10 +69,18 @@ type ContactSync struct {
 
 // ApplySync validates s and applies it.
 func (c *Contact) ApplySync(s ContactSync, now time.Time) error {
-	if s.Name != nil && utf8.RuneCountInString(*s.Name) > MaxNameLength {
-		return InvalidParameter("name", "a name is at most 256 characters")
+	if s.Name != nil {
+		if err := CheckText("name", "the name", *s.Name); err != nil {
+			return err
+		}
+		if utf8.RuneCountInString(*s.Name) > MaxNameLength {
+			return InvalidParameter("name", "a name is at most 256 characters")
+		}
 	}
 	if s.Email != nil && *s.Email != "" {
+		if err := CheckText("email", "the email address", *s.Email); err != nil {
+			return err
+		}
 		a, err := mail.ParseAddress(*s.Email)
 		if err != nil || a.Address != *s.Email {
 			return InvalidParameter("email", "the email address is not valid")
@@ -77,8 +91,14 @@ func (c *Contact) ApplySync(s ContactSync, now time.Time) error {
 		attrs[k] = v
 	}
 	for k, v := range s.Attributes {
+		if err := CheckText("attributes", "an attribute name", k); err != nil {
+			return err
+		}
 		if k == "" || len(k) > MaxAttributeKey {
 			return InvalidParameter("attributes", "attribute names are 1 to 64 bytes")
+		}
+		if err := CheckText("attributes", "the value of attribute "+k, v); err != nil {
+			return err
 		}
 		if utf8.RuneCountInString(v) > MaxAttributeValue {
 			return InvalidParameter("attributes", "attribute "+k+" is longer than 1024 characters")
@@ -96,6 +116,9 @@ func (c *Contact) ApplySync(s ContactSync, now time.Time) error {
 	if s.Tags != nil {
 		set := map[string]bool{}
 		for _, t := range s.Tags {
+			if err := CheckText("tags", "a tag", t); err != nil {
+				return err
+			}
 			t = strings.TrimSpace(t)
 			if t == "" || utf8.RuneCountInString(t) > MaxTagLength {
 				return InvalidParameter("tags", "tags are 1 to 64 characters")

@@ -15,13 +15,13 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-var cmpContact = cmp.AllowUnexported(domain.PhoneNumber{})
+var cmpContact = cmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{})
 
 // syncedContact is a contact with a name, an email, two attributes and two
 // tags, last updated at t0.
 func syncedContact(t *testing.T) domain.Contact {
 	t.Helper()
-	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
 	err := c.ApplySync(domain.ContactSync{Name: ptr("Ana"), Email: ptr("ana@example.com"),
 		Attributes: map[string]string{"plan": "pro", "city": "Lisbon"}, Tags: []string{"vip", "beta"}}, t0)
 	if err != nil {
@@ -32,8 +32,8 @@ func syncedContact(t *testing.T) domain.Contact {
 
 func TestNewContact(t *testing.T) {
 	t.Parallel()
-	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
-	want := domain.Contact{ID: "ctc_x", ConversationID: "cnv_x", Workspace: "wsp_x", Phone: domain.MustPhoneNumber("+14155552671"),
+	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
+	want := domain.Contact{ID: "ctc_x", ConversationID: "cnv_x", Workspace: "wsp_x", Mode: domain.ModeTest, Phone: domain.MustPhoneNumber("+14155552671"),
 		Attributes: map[string]string{}, Tags: []string{}, CreatedAt: t0, UpdatedAt: t0}
 	if diff := cmp.Diff(want, c, cmpContact); diff != "" {
 		t.Fatalf("new contact (-want +got):\n%s", diff)
@@ -116,6 +116,15 @@ func TestApplySyncRefuses(t *testing.T) {
 		{"empty tag", "tags", domain.ContactSync{Tags: []string{"ok", "  "}}},
 		{"tag of 65 characters", "tags", domain.ContactSync{Tags: []string{strings.Repeat("é", 65)}}},
 		{"51 tags", "tags", domain.ContactSync{Tags: tags(51)}},
+		// PostgreSQL refuses NUL in text: no engine stores it.
+		{"NUL in the name", "name", domain.ContactSync{Name: ptr("Bo\x00b")}},
+		{"NUL in the email", "email", domain.ContactSync{Email: ptr("bo\x00@example.com")}},
+		{"NUL in an attribute name", "attributes", domain.ContactSync{Attributes: map[string]string{"ci\x00ty": "Pune"}}},
+		{"NUL in an attribute value", "attributes", domain.ContactSync{Attributes: map[string]string{"city": "Pu\x00ne"}}},
+		{"NUL alone as an attribute value", "attributes", domain.ContactSync{Attributes: map[string]string{"city": "\x00"}}},
+		{"NUL in a tag", "tags", domain.ContactSync{Tags: []string{"ok", "v\x00ip"}}},
+		{"invalid UTF-8 in the name", "name", domain.ContactSync{Name: ptr("Bo\xffb")}},
+		{"invalid UTF-8 in a tag", "tags", domain.ContactSync{Tags: []string{"\xc3"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -135,7 +144,7 @@ func TestApplySyncRefuses(t *testing.T) {
 
 func TestApplySyncLimits(t *testing.T) {
 	t.Parallel()
-	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
 	attrs := map[string]string{}
 	for i := range 50 {
 		attrs[fmt.Sprint("k", i)] = strings.Repeat("é", 1024)
@@ -411,7 +420,7 @@ func TestTouchNeverMovesBack(t *testing.T) {
 // optedOut:false must not cancel a STOP that Meta delivers late.
 func TestSyncRepeatingTheValueDoesNotOutrankALateStop(t *testing.T) {
 	t.Parallel()
-	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
 	if err := c.ApplySync(domain.ContactSync{OptedOut: ptr(false)}, t0.Add(2*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +437,7 @@ func TestSyncRepeatingTheValueDoesNotOutrankALateStop(t *testing.T) {
 func TestStopAndStartInTheSameSecond(t *testing.T) {
 	t.Parallel()
 	for _, order := range [][]bool{{true, false}, {false, true}} {
-		c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+		c := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
 		for _, out := range order {
 			c.SetOptOut(out, t0, t0)
 		}

@@ -85,7 +85,7 @@ type Entry struct {
 	Kind           string        // KindTemplate for outbound entries, the message type for inbound ones
 	MessageID      MessageID     // outbound entries: the message sent
 	Status         MessageStatus // outbound entries: the message's current status, filled on read
-	Mode           KeyMode       // outbound entries: the sending key's mode (test: it stayed in the sandbox), filled on read
+	Mode           KeyMode       // the entry's traffic: its message's mode if outbound (test: it stayed in the sandbox), live if inbound (it came from Meta)
 	Body           string
 	// Inbound entries: Meta's wamid (unique in the workspace), the
 	// button payload or reply id, the media, and which of our messages
@@ -107,7 +107,7 @@ func OutboundEntry(id EntryID, m Message, c Contact) Entry {
 // InboundEntry is the thread entry for a message the contact wrote;
 // replyTo is our message it answers, when Herald sent it.
 func InboundEntry(id EntryID, c Contact, m InboundMessage, replyTo MessageID) Entry {
-	e := Entry{ID: id, Workspace: c.Workspace, ContactID: c.ID, ConversationID: c.ConversationID,
+	e := Entry{ID: id, Workspace: c.Workspace, ContactID: c.ID, ConversationID: c.ConversationID, Mode: ModeLive,
 		Direction: Inbound, Kind: m.Kind, Body: m.Text, ProviderID: m.ProviderID, Payload: m.Payload,
 		ReplyTo: replyTo, CreatedAt: m.At.UTC().Truncate(time.Microsecond)}
 	if m.Media != nil {

@@ -13,15 +13,16 @@ var cmpEntry = cmp.Options{cmpStatus, cmp.AllowUnexported(domain.Direction{}, do
 
 func TestInboundEntry(t *testing.T) {
 	t.Parallel()
-	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
 	// written is 10:00:05.123456789 UTC, given in CET.
 	written := time.Date(2026, 11, 22, 11, 0, 5, 123456789, time.FixedZone("CET", 3600))
 	stored := time.Date(2026, 11, 22, 10, 0, 5, 123456000, time.UTC)
 	photo := domain.Attachment{ID: "1234567890", MimeType: "image/jpeg", SHA256: "n2Zl3Q=="}
 	pdf := domain.Attachment{ID: "987", MimeType: "application/pdf", SHA256: "AAAA", Filename: "invoice.pdf"}
-	// inbound is the entry of a message from contact, with what changes.
+	// inbound is the entry of a message from contact, with what changes:
+	// live traffic, whatever the contact's mode.
 	inbound := func(change func(e *domain.Entry)) domain.Entry {
-		e := domain.Entry{ID: "ent_x", Workspace: "wsp_x", ContactID: "ctc_x", ConversationID: "cnv_x",
+		e := domain.Entry{ID: "ent_x", Workspace: "wsp_x", ContactID: "ctc_x", ConversationID: "cnv_x", Mode: domain.ModeLive,
 			Direction: domain.Inbound, ProviderID: "wamid.IN1", CreatedAt: stored}
 		change(&e)
 		return e
@@ -98,7 +99,7 @@ func TestInboundEntry(t *testing.T) {
 // attachment, so the message's can be reused.
 func TestInboundEntryCopiesTheMedia(t *testing.T) {
 	t.Parallel()
-	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
 	media := &domain.Attachment{ID: "1234567890", MimeType: "image/jpeg", SHA256: "n2Zl3Q=="}
 	e := domain.InboundEntry("ent_x", contact, domain.InboundMessage{ProviderID: "wamid.IN1", Kind: domain.KindImage, Media: media, At: t0}, "")
 	if e.Media == media {

@@ -15,7 +15,8 @@ const MaxIdempotencyKeyLength = 255
 const IdempotencyRetention = 24 * time.Hour
 
 // IdempotencyKey is a client's name for one send, unique within its
-// workspace for IdempotencyRetention.
+// workspace and mode for IdempotencyRetention: a live key's send never
+// replays a test key's, nor the other way round.
 type IdempotencyKey string
 
 // ParseIdempotencyKey checks a key: 1 to 255 printable ASCII characters
@@ -60,6 +61,7 @@ func FingerprintOf(parts ...string) Fingerprint {
 // and the fingerprint of the request that claimed it.
 type IdempotencyRecord struct {
 	Workspace   WorkspaceID
+	Mode        KeyMode // of the key that sent: live and test keys have a space each
 	Key         IdempotencyKey
 	Fingerprint Fingerprint
 	Message     MessageID

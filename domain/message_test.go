@@ -261,7 +261,7 @@ func TestParseMessageStatus(t *testing.T) {
 func TestNewMessageAndOutboundEntry(t *testing.T) {
 	t.Parallel()
 	c := activeCampaign(t, domain.HeaderImage)
-	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeLive, domain.MustPhoneNumber("+14155552671"), t0)
 	p := domain.Principal{Workspace: "wsp_x", Key: "key_x", Mode: domain.ModeLive}
 	prep, err := c.Prepare([]string{"Ana"}, "https://cdn.example.com/a.png", domain.MediaPolicy{})
 	if err != nil {
@@ -430,7 +430,7 @@ func TestReachedAt(t *testing.T) {
 func TestNewMessageReachedQueued(t *testing.T) {
 	t.Parallel()
 	c := activeCampaign(t, domain.HeaderNone)
-	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.MustPhoneNumber("+14155552671"), t0)
+	contact := domain.NewContact("ctc_x", "cnv_x", "wsp_x", domain.ModeTest, domain.MustPhoneNumber("+14155552671"), t0)
 	prep, err := c.Prepare([]string{"Ana"}, "", domain.MediaPolicy{})
 	if err != nil {
 		t.Fatal(err)

@@ -66,3 +66,21 @@ func (t SyncedTemplate) Usable(labels []string) (Template, error) {
 	d := t.Definition
 	return NewTemplate(d.Name, d.Language, d.HeaderFormat, d.HeaderText, d.Body, d.Footer, labels)
 }
+
+// Scrubbed returns t with its text made storable (ScrubText): a template
+// list is Meta's to write, so a NUL or invalid UTF-8 in it is replaced, not
+// refused, and one odd template does not stop the others being stored. A
+// definition holding one never passes NewTemplate: such a template is
+// Unsupported.
+func (t SyncedTemplate) Scrubbed() SyncedTemplate {
+	s := ScrubText
+	t.Account, t.ProviderID, t.Name, t.Language, t.Category, t.Unsupported =
+		s(t.Account), s(t.ProviderID), s(t.Name), s(t.Language), s(t.Category), s(t.Unsupported)
+	d := &t.Definition
+	d.Name, d.Language, d.HeaderText, d.Body, d.Footer = s(d.Name), s(d.Language), s(d.HeaderText), s(d.Body), s(d.Footer)
+	d.Placeholders = append([]Placeholder(nil), d.Placeholders...)
+	for i := range d.Placeholders {
+		d.Placeholders[i].Label = s(d.Placeholders[i].Label)
+	}
+	return t
+}

@@ -72,28 +72,26 @@ const (
 // The language is kept in its canonical form (CanonicalLanguage): pt-BR is
 // pt_BR.
 func NewTemplate(name, language string, header HeaderFormat, headerText, body, footer string, labels []string) (Template, error) {
-	if name == "" || len(name) > MaxTemplateNameLength || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
-		return Template{}, InvalidParameter("templateName", "a template name is 1 to 512 lowercase letters, digits and underscores")
-	}
-	language, err := ParseLanguage(language)
-	if err != nil {
+	if err := CheckTemplateRef(name, language); err != nil {
 		return Template{}, err
 	}
+	language = CanonicalLanguage(language)
 	if header.IsZero() {
 		header = HeaderNone
 	}
 	// Meta takes JSON, which cannot carry invalid UTF-8, and PostgreSQL
-	// refuses it in text columns: say so here rather than fail later.
+	// refuses it and NUL in text columns: say so here rather than fail
+	// later.
 	for _, f := range []struct{ param, what, value string }{
-		{"headerText", "header text", headerText}, {"body", "body", body}, {"footer", "footer", footer},
+		{"headerText", "the header text", headerText}, {"body", "the body", body}, {"footer", "the footer", footer},
 	} {
-		if !utf8.ValidString(f.value) {
-			return Template{}, InvalidParameter(f.param, "the "+f.what+" is not valid UTF-8")
+		if err := CheckText(f.param, f.what, f.value); err != nil {
+			return Template{}, err
 		}
 	}
 	for _, l := range labels {
-		if !utf8.ValidString(l) {
-			return Template{}, InvalidParameter("variableLabels", "a variable label is not valid UTF-8")
+		if err := CheckText("variableLabels", "a variable label", l); err != nil {
+			return Template{}, err
 		}
 	}
 	if header == HeaderText {
@@ -129,6 +127,17 @@ func NewTemplate(name, language string, header HeaderFormat, headerText, body, f
 	}
 	return Template{Name: name, Language: language, HeaderFormat: header, HeaderText: headerText,
 		Body: body, Footer: footer, Placeholders: ph}, nil
+}
+
+// CheckTemplateRef checks the name and language that name a template: a
+// name of lowercase letters, digits and underscores, and a language code
+// in any form ParseLanguage accepts.
+func CheckTemplateRef(name, language string) error {
+	if name == "" || len(name) > MaxTemplateNameLength || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+		return InvalidParameter("templateName", "a template name is 1 to 512 lowercase letters, digits and underscores")
+	}
+	_, err := ParseLanguage(language)
+	return err
 }
 
 // countPlaceholders finds {{n}} in body and checks that they are exactly
@@ -193,8 +202,8 @@ func (t Template) CheckVariables(vars []string) error {
 			return VariableInvalid(i+1, "is empty")
 		case utf8.RuneCountInString(v) > MaxVariableLength:
 			return VariableInvalid(i+1, "is longer than 1024 characters")
-		case !utf8.ValidString(v):
-			return VariableInvalid(i+1, "is not valid UTF-8")
+		case textProblem(v) != "":
+			return VariableInvalid(i+1, textProblem(v))
 		case strings.ContainsAny(v, "\n\r\t"):
 			return VariableInvalid(i+1, "contains a newline or tab, which WhatsApp refuses in parameters")
 		case strings.Contains(v, strings.Repeat(" ", maxConsecutiveSpaces+1)):

@@ -132,6 +132,12 @@ func TestNewTemplateRules(t *testing.T) {
 		{"more labels than placeholders", with(func(a *args) { a.labels = []string{"Name", "Code"} }), "variableLabels",
 			"there are 2 labels but the body has 1 placeholders"},
 		{"label not UTF-8", with(func(a *args) { a.labels = []string{"\xff"} }), "variableLabels", "UTF-8"},
+		{"NUL in the body", with(func(a *args) { a.body = "Hi {{1}}\x00" }), "body", "NUL character (U+0000)"},
+		{"NUL in the footer", with(func(a *args) { a.footer = "\x00" }), "footer", "NUL character"},
+		{"NUL in the header text", with(func(a *args) { a.header, a.headerText = domain.HeaderText, "Hi\x00" }), "headerText", "NUL character"},
+		{"NUL in a label", with(func(a *args) { a.labels = []string{"Na\x00me"} }), "variableLabels", "NUL character"},
+		{"NUL in the name", with(func(a *args) { a.name = "order\x00" }), "templateName", "lowercase"},
+		{"NUL in the language", with(func(a *args) { a.language = "en\x00" }), "language", "en_US"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -246,6 +252,7 @@ func TestCheckVariables(t *testing.T) {
 		{"tab", two, []string{"Ana\tB", "x"}, "variable {{1}} contains a newline or tab, which WhatsApp refuses in parameters"},
 		{"five spaces", two, []string{"A     B", "x"}, "variable {{1}} contains more than 4 consecutive spaces, which WhatsApp refuses in parameters"},
 		{"invalid UTF-8", two, []string{"Ana", "A\xffB"}, "variable {{2}} is not valid UTF-8"},
+		{"NUL", two, []string{"Ana", "A\x00B"}, "variable {{2}} contains a NUL character (U+0000), which Herald does not store"},
 		{"exactly 4 spaces", two, []string{"A    B", "x"}, ""},
 		{"exactly 1024 characters", two, []string{strings.Repeat("é", 1024), "x"}, ""},
 		{"four spaces twice", two, []string{"A    B    C", "x"}, ""},

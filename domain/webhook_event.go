@@ -2,7 +2,6 @@ package domain
 
 import (
 	"bytes"
-	"strings"
 	"time"
 )
 
@@ -38,5 +37,5 @@ func (e *WebhookEvent) Applied(now time.Time) {
 // Failed records a failed application and why.
 func (e *WebhookEvent) Failed(why string) {
 	e.Attempts++
-	e.LastError = truncateRunes(strings.ToValidUTF8(why, "\uFFFD"), 1000)
+	e.LastError = truncateRunes(ScrubText(why), 1000)
 }

@@ -57,6 +57,8 @@ func TestWebhookEventOutcomes(t *testing.T) {
 		{"a longer reason is cut to 1000 characters, multi-byte ones whole", fresh,
 			func(e *domain.WebhookEvent) { e.Failed("x" + strings.Repeat("😀", 1500)) },
 			func(e *domain.WebhookEvent) { e.Attempts, e.LastError = 1, "x"+strings.Repeat("😀", 999) }},
+		{"NUL and invalid UTF-8 in a reason become U+FFFD", fresh, func(e *domain.WebhookEvent) { e.Failed("bad \x00 and \xff") },
+			func(e *domain.WebhookEvent) { e.Attempts, e.LastError = 1, "bad \uFFFD and \uFFFD" }},
 		{"applied, failed, applied again", fresh,
 			func(e *domain.WebhookEvent) { e.Applied(t0); e.Failed("boom"); e.Applied(applied) },
 			func(e *domain.WebhookEvent) { e.AppliedAt, e.Attempts = &appliedUTC, 3 }},

@@ -19,6 +19,9 @@ type Workspace struct {
 
 // NewWorkspace makes a workspace.
 func NewWorkspace(id WorkspaceID, name string, now time.Time) (Workspace, error) {
+	if err := CheckText("name", "the name", name); err != nil {
+		return Workspace{}, err
+	}
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > 200 {
 		return Workspace{}, InvalidParameter("name", "a workspace needs a name of 1 to 200 characters")

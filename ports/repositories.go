@@ -23,6 +23,8 @@ import (
 //   - The workspace id follows ctx, and an object of another workspace is
 //     reported exactly like a missing one: the entity's not-found error
 //     (domain.ErrCampaignNotFound, …).
+//   - A mode argument (domain.KeyMode) keeps one mode's traffic; the zero
+//     mode keeps every mode's, for the dashboard.
 //   - Update methods run fn on the current value inside one atomic
 //     read-modify-write and store the result only if fn returns nil.
 //   - Times are stored in UTC with microsecond precision.
@@ -96,32 +98,38 @@ type TemplateRepository interface {
 	SetTemplateStatus(ctx context.Context, account, name, language string, status domain.TemplateStatus) error
 }
 
-// ContactRepository stores contacts, unique by phone number per workspace.
+// ContactRepository stores contacts, unique by phone number per workspace
+// and mode.
 type ContactRepository interface {
 	// CreateContact stores a new contact; a second contact with the same
-	// phone number in the workspace is domain.ErrConflict.
+	// phone number in the workspace and mode is domain.ErrConflict.
 	CreateContact(ctx context.Context, c domain.Contact) error
+	// GetContact returns one of the workspace's contacts, of any mode.
 	GetContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.Contact, error)
-	GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error)
-	// ListContactsByPhone returns, across workspaces, every contact with
-	// the phone number, the most recently active first (by last message
-	// time, contacts without one last, then by id): an inbound message
-	// from that number concerns them all.
-	ListContactsByPhone(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error)
+	// GetContactByPhone returns the workspace's contact of mode with the
+	// phone number.
+	GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phone domain.PhoneNumber) (domain.Contact, error)
+	// ListContactsByPhone returns, across workspaces, every contact of
+	// mode with the phone number, the most recently active first (by last
+	// message time, contacts without one last, then by id): an inbound
+	// message from that number concerns every live one.
+	ListContactsByPhone(ctx context.Context, mode domain.KeyMode, phone domain.PhoneNumber) ([]domain.Contact, error)
+	// UpdateContact runs fn on the contact; its id, workspace, mode and
+	// conversation do not change.
 	UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error)
-	// FindContactsByPhone returns the workspace's contacts with these phone
-	// numbers, in phone number order; numbers without a contact are left
-	// out. Within a transaction the contacts found stay locked until it
+	// FindContactsByPhone returns the workspace's contacts of mode with
+	// these phone numbers, in phone number order; numbers without a
+	// contact are left out. Within a transaction the contacts found stay locked until it
 	// ends, taken in that order, so that two transactions locking
 	// overlapping sets wait for each other instead of deadlocking. Sends
 	// read their contacts this way, a batch at a time.
-	FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error)
+	FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phones []domain.PhoneNumber) ([]domain.Contact, error)
 	// SaveContacts stores each contact in one statement: a new id is
-	// created, an id of the same workspace is replaced. An id held by
-	// another workspace, or a phone number held by another contact of the
-	// workspace, is domain.ErrConflict, and the call stores nothing (within
-	// a transaction, the caller rolls it back). Each id appears at most
-	// once.
+	// created, an id of the same workspace and mode is replaced. An id
+	// held by another workspace or mode, or a phone number held by another
+	// contact of the workspace and mode, is domain.ErrConflict, and the
+	// call stores nothing (within a transaction, the caller rolls it
+	// back). Each id appears at most once.
 	SaveContacts(ctx context.Context, cs ...domain.Contact) error
 	// ListContacts returns one page of the workspace's contacts, newest
 	// first, and the cursor of the next page (empty on the last). With a
@@ -134,6 +142,8 @@ type ContactFilter struct {
 	// PhonePrefix, when not empty, keeps numbers that start with it
 	// ("+4915" keeps +491512345678); it is compared as written.
 	PhonePrefix string
+	// Mode, when not zero, keeps that mode's contacts.
+	Mode domain.KeyMode
 }
 
 // MessageRepository stores messages and their status history.
@@ -149,21 +159,18 @@ type MessageRepository interface {
 	// by id when id is not empty, otherwise by the provider's message id.
 	LocateMessage(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error)
 	UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID, fn func(*domain.Message) error) (domain.Message, error)
-	// CountMessagesByStatus counts a campaign's messages per current status.
-	CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error)
-	// CountMessagesByMode counts a campaign's messages per mode of the key
-	// that sent them and current status; modes and statuses without
-	// messages are absent.
-	CountMessagesByMode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error)
-	// CountFailuresByCode counts a campaign's failed messages per provider
-	// error code (0 for failures without one).
-	CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error)
-	// CountStatusTimeline counts a campaign's messages by the interval in
-	// which they first reached each of domain.TimelineStatuses
+	// CountMessagesByStatus counts a campaign's messages of mode per
+	// current status.
+	CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.MessageStatus]int, error)
+	// CountFailuresByCode counts a campaign's failed messages of mode per
+	// provider error code (0 for failures without one).
+	CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[int]int, error)
+	// CountStatusTimeline counts a campaign's messages of mode by the
+	// interval in which they first reached each of domain.TimelineStatuses
 	// (domain.Message.ReachedAt), for intervals (domain.IntervalStart)
 	// starting from from's up to to's. Only non-zero counts are returned,
 	// in no particular order.
-	CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from, to time.Time, interval time.Duration) ([]domain.StatusCount, error)
+	CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode, from, to time.Time, interval time.Duration) ([]domain.StatusCount, error)
 
 	// ParkStatus keeps a status event for a message not known yet (its
 	// wamid is not recorded on any message), until TakeParkedStatuses
@@ -219,10 +226,10 @@ type ConversationRepository interface {
 	// the others being stored; the transaction stays usable: a redelivered
 	// message is recorded once.
 	AppendEntries(ctx context.Context, es ...domain.Entry) error
-	// ListEntries returns one page of a contact's thread newest first, and
-	// the cursor of the next page (empty on the last). Outbound entries carry
-	// the current status of their message.
-	ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p Page) ([]domain.Entry, string, error)
+	// ListEntries returns one page of a contact's thread of mode newest
+	// first, and the cursor of the next page (empty on the last). Outbound
+	// entries carry the current status of their message.
+	ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, mode domain.KeyMode, p Page) ([]domain.Entry, string, error)
 }
 
 // WebhookEventFilter selects stored webhook events, oldest first.

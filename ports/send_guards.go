@@ -12,11 +12,11 @@ import (
 
 // IdempotencyRepository stores the Idempotency-Keys sends have claimed.
 type IdempotencyRepository interface {
-	// FindIdempotencyRecord returns the workspace's record of key, and
-	// false when there is none.
-	FindIdempotencyRecord(ctx context.Context, ws domain.WorkspaceID, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error)
-	// ClaimIdempotencyKey stores rec. A record of the same workspace and
-	// key created at or after staleBefore makes it fail with
+	// FindIdempotencyRecord returns the record of key in the workspace and
+	// mode, and false when there is none.
+	FindIdempotencyRecord(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error)
+	// ClaimIdempotencyKey stores rec. A record of the same workspace, mode
+	// and key created at or after staleBefore makes it fail with
 	// domain.ErrConflict and change nothing; an older one is replaced. In a
 	// transaction, a concurrent claim of the same key waits for this one
 	// to commit or roll back, and the loser gets domain.ErrConflict.

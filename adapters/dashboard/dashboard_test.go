@@ -403,6 +403,40 @@ func TestAnotherWorkspacesObjectsAreNotFound(t *testing.T) {
 	}
 }
 
+// TestContactsShowTheirMode: a number's live and test contacts are listed
+// apart, the test one with the same "test" badge as sandbox messages, and
+// its page says so.
+func TestContactsShowTheirMode(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, dashboard.Config{})
+	ctx := context.Background()
+	def, err := app.NewEnsureDefaultWorkspaceHandler(e.store, system.Clock{}, system.NewIDs()).Handle(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[domain.KeyMode]domain.ContactID{}
+	for _, mode := range []domain.KeyMode{domain.ModeLive, domain.ModeTest} {
+		r, err := e.syncContact.Handle(ctx, app.SyncContact{Principal: domain.Principal{Workspace: def.ID, Mode: mode},
+			PhoneNumber: "+4915112345678"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[mode] = r.Contact.ID
+	}
+	b := e.browser(t)
+	b.login()
+	_, body := b.get("/dashboard/contacts")
+	if strings.Count(body, "+4915112345678") != 2 || strings.Count(body, `<span class="badge test"`) != 1 {
+		t.Errorf("the contacts list does not show the number's live and test contacts, the test one marked:\n%s", body)
+	}
+	for mode, id := range ids {
+		_, body := b.get("/dashboard/contacts/" + string(id))
+		if got := strings.Contains(body, "A test contact"); got != (mode == domain.ModeTest) {
+			t.Errorf("the %s contact's page says it is a test contact: %v\n%s", mode, got, body)
+		}
+	}
+}
+
 func TestContactSearchByPhone(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, dashboard.Config{})

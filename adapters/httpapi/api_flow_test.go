@@ -299,7 +299,7 @@ func TestStoreUnavailable(t *testing.T) {
 	down := fmt.Errorf("sqlstore: dial tcp 127.0.0.1:5432: %w", ports.ErrUnavailable)
 	e := newEnv(t, func(d *httpapi.Deps, st porttest.Store) {
 		d.ContactByPhone = app.NewGetContactByPhoneHandler(&portsmock.ContactRepositoryMock{
-			GetContactByPhoneFunc: func(context.Context, domain.WorkspaceID, domain.PhoneNumber) (domain.Contact, error) {
+			GetContactByPhoneFunc: func(context.Context, domain.WorkspaceID, domain.KeyMode, domain.PhoneNumber) (domain.Contact, error) {
 				return domain.Contact{}, down
 			},
 		}, nil)
@@ -316,7 +316,7 @@ func TestPanicIsAPlain500(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(d *httpapi.Deps, st porttest.Store) {
 		d.ContactByPhone = app.NewGetContactByPhoneHandler(&portsmock.ContactRepositoryMock{
-			GetContactByPhoneFunc: func(context.Context, domain.WorkspaceID, domain.PhoneNumber) (domain.Contact, error) {
+			GetContactByPhoneFunc: func(context.Context, domain.WorkspaceID, domain.KeyMode, domain.PhoneNumber) (domain.Contact, error) {
 				panic("sqlstore: SELECT secret_column FROM contacts")
 			},
 		}, nil)

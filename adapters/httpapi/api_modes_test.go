@@ -1,14 +1,20 @@
 package httpapi_test
 
 import (
-	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/adapters/httpapi"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports/porttest"
+	"github.com/heraldhq/herald/test/fakemeta"
 )
 
 // notConfigured is the exact answer to a live key on a server without
@@ -18,34 +24,26 @@ var notConfigured = problemBody(503, "whatsapp_not_configured", "WhatsApp not co
 		"set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_PHONE_NUMBER_ID on the server, or send with an sk_test_ key "+
 		"to use the sandbox; nothing was stored")
 
-// liveKey makes a live key in the workspace of the environment's active
-// campaign.
-func liveKey(t *testing.T, e *apiEnv) string {
-	t.Helper()
-	clock, ids := system.Clock{}, system.NewIDs()
-	k, err := app.NewCreateKeyHandler(e.store, e.store, app.NewEnsureDefaultWorkspaceHandler(e.store, clock, ids), clock, ids).
-		Handle(context.Background(), app.CreateKey{Workspace: string(principalWorkspace(t, e)), Name: "live", Mode: domain.ModeLive})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k.Token.Plaintext()
-}
-
 // TestLiveKeyWithoutWhatsApp: a live message only ever goes to Meta. On a
 // server without the Cloud API a live key's send, dry run included, is
 // 503 whatsapp_not_configured and stores nothing, while test keys still
-// send in the sandbox; the campaign's statistics say which mode sent what.
-// On every engine.
+// send in the sandbox; the campaign's statistics, each key reading its own
+// mode's, say which mode sent what. On every engine.
 func TestLiveKeyWithoutWhatsApp(t *testing.T) {
 	t.Parallel()
 	onEveryEngine(t, func(t *testing.T, e *apiEnv) {
-		live := liveKey(t, e)
+		st := e.store
+		e.deps.SendCampaign = app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st,
+			Messages: st, Idempotency: st, SendCounts: st, Media: porttest.MediaByExtension(), Clock: system.Clock{},
+			IDs: system.NewIDs(), Obs: app.NewObserver(nil), LiveSending: false})
+		e.h = httpapi.NewHandler(e.deps, unlimited, nil)
+		live := e.liveKey
+		noContact := problemBody(404, "contact_not_found", "Contact not found", "", "no contact with this phone number or id")
 		e.run(t, []scenario{
 			{"live send", "POST", sendURL, e.keyed(live), sendBody(phone, e.active, "Ana", "1234"), 503, notConfigured},
 			{"live dry run", "POST", sendURL + "?dryRun=true", e.keyed(live), sendBody(phone, e.active, "Ana", "1234"), 503, notConfigured},
 			{"live send with a bad number", "POST", sendURL, e.keyed(live), sendBody("+1", e.active, "Ana", "1234"), 503, notConfigured},
-			{"nothing stored for the live key", "GET", "/v1/contacts/by-phone/" + phone, e.keyed(live), "", 404,
-				problemBody(404, "contact_not_found", "Contact not found", "", "no contact with this phone number or id")},
+			{"nothing stored for the live key", "GET", "/v1/contacts/by-phone/" + phone, e.keyed(live), "", 404, noContact},
 		})
 		res, body := e.do(t, "POST", sendURL, e.keyed(e.key), sendBody(phone, e.active, "Ana", "1234"))
 		if res.StatusCode != 202 {
@@ -58,48 +56,434 @@ func TestLiveKeyWithoutWhatsApp(t *testing.T) {
 		if res.Header.Get("Retry-After") != "" {
 			t.Errorf("whatsapp_not_configured carries Retry-After %q: retrying cannot help until the server is configured", res.Header.Get("Retry-After"))
 		}
+		e.run(t, []scenario{
+			{"the test send's contact is not the live key's", "GET", "/v1/contacts/by-phone/" + phone, e.keyed(live), "", 404, noContact},
+		})
 		wantModes(t, e, 0, 1)
 	})
 }
 
-// TestLiveKeyWithWhatsApp: with the Cloud API configured a live key's send
-// is accepted, and counted as live.
+// TestLiveKeyWithWhatsApp: with the Cloud API configured (as the scenario
+// tables' server is) a live key's send is accepted, and counted as live.
 func TestLiveKeyWithWhatsApp(t *testing.T) {
 	t.Parallel()
 	onEveryEngine(t, func(t *testing.T, e *apiEnv) {
-		live := liveKey(t, e)
-		st := e.store
-		e.deps.SendCampaign = app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st,
-			Messages: st, Idempotency: st, SendCounts: st, Media: porttest.MediaByExtension(), Clock: system.Clock{},
-			IDs: system.NewIDs(), Obs: app.NewObserver(nil), LiveSending: true})
-		e.h = httpapi.NewHandler(e.deps, unlimited, nil)
-		for _, key := range []string{live, e.key} {
+		for _, key := range []string{e.liveKey, e.key, e.key} {
 			if res, body := e.do(t, "POST", sendURL, e.keyed(key), sendBody(phone, e.active, "Ana", "1234")); res.StatusCode != 202 {
 				t.Fatalf("send: %d %s, want 202", res.StatusCode, body)
 			}
 		}
-		wantModes(t, e, 1, 1)
+		wantModes(t, e, 1, 2)
 	})
 }
 
-// wantModes checks the active campaign's live and test totals, in its
-// statistics and in the campaign itself.
+// wantModes checks the active campaign's totals, in its statistics and in
+// the campaign itself, as each key reads them: the live key counts the
+// live messages only and the test key the test ones (decision 0015), and
+// neither is told the other mode's counts (no byMode).
 func wantModes(t *testing.T, e *apiEnv, live, test int) {
 	t.Helper()
-	type modes struct {
-		ByMode struct{ Live, Test struct{ Total int } }
-		Total  int
+	type stats struct{ Total int }
+	for _, c := range []struct {
+		name, key string
+		want      int
+	}{{"live key", e.liveKey, live}, {"test key", e.key, test}} {
+		for _, path := range []string{"/v1/campaigns/" + e.active + "/stats", "/v1/campaigns/" + e.active} {
+			res, body := e.do(t, "GET", path, e.keyed(c.key), "")
+			var got stats
+			if path == "/v1/campaigns/"+e.active {
+				got = decode[struct{ Stats stats }](t, body).Stats
+			} else {
+				got = decode[stats](t, body)
+			}
+			if res.StatusCode != 200 || got.Total != c.want || strings.Contains(body, "byMode") {
+				t.Errorf("%s, %s: %d %s; want %d messages, no split by mode", c.name, path, res.StatusCode, body, c.want)
+			}
+		}
 	}
-	for _, path := range []string{"/v1/campaigns/" + e.active + "/stats", "/v1/campaigns/" + e.active} {
-		res, body := e.do(t, "GET", path, e.keyed(e.key), "")
-		var got modes
-		if path == "/v1/campaigns/"+e.active {
-			got = decode[struct{ Stats modes }](t, body).Stats
+}
+
+// TestIdempotencyKeyScopedByMode: a live send that reuses a test send's
+// Idempotency-Key and body is sent (202, a new live message), never
+// answered with the test message, which stayed in the sandbox. Each mode
+// then replays its own first answer, byte for byte.
+func TestIdempotencyKeyScopedByMode(t *testing.T) {
+	t.Parallel()
+	onEveryEngine(t, func(t *testing.T, e *apiEnv) {
+		body := sendBody(phone, e.active, "Ana", "1234")
+		keyed := func(key string) map[string]string {
+			h := maps.Clone(e.keyed(key))
+			h["Idempotency-Key"] = "order-7"
+			return h
+		}
+		send := func(key string) (id, raw string, replayed bool) {
+			t.Helper()
+			res, raw := e.do(t, "POST", sendURL, keyed(key), body)
+			if res.StatusCode != 202 {
+				t.Fatalf("send: %d %s", res.StatusCode, raw)
+			}
+			return decode[map[string]string](t, raw)["id"], raw, res.Header.Get("Idempotent-Replayed") == "true"
+		}
+		testID, testRaw, replayed := send(e.key)
+		if replayed {
+			t.Fatal("the first test send was answered as a replay")
+		}
+		liveID, liveRaw, replayed := send(e.liveKey)
+		if replayed || liveID == testID {
+			t.Fatalf("the live send with the test send's key and body: %s (replayed %v), want a new message, not %s", liveRaw, replayed, testID)
+		}
+		if _, got := e.do(t, "GET", "/v1/messages/"+liveID, e.keyed(e.liveKey), ""); decode[map[string]any](t, got)["mode"] != "live" {
+			t.Errorf("the live send's message: %s, want mode live", got)
+		}
+		for _, c := range []struct{ key, id, raw string }{{e.key, testID, testRaw}, {e.liveKey, liveID, liveRaw}} {
+			id, raw, replayed := send(c.key)
+			if !replayed || id != c.id || raw != c.raw {
+				t.Errorf("retry: %s (replayed %v), want the first answer again: %s", raw, replayed, c.raw)
+			}
+		}
+	})
+}
+
+// The mode matrix (docs/decisions/0015-test-mode.md): a key sees only its
+// own mode's traffic. A message, a contact or a thread of the other mode
+// answers exactly like a missing one; a number has a contact per mode, so
+// each key finds its own, with nothing of the other's in it; lists and
+// statistics count the key's mode only; and nothing a test key does changes
+// what the live key sees. Every keyed route is a row;
+// TestModeMatrixCoversEveryKeyedRoute keeps the rows in step with routes.go.
+
+const (
+	modeShared   = "+14155552671" // a live and a test contact
+	modeLiveOnly = "+14155552672" // a live contact only
+	modeTestOnly = "+14155552673" // a test contact only
+)
+
+// modeIDs are one mode's objects: its key, a message it sent and the
+// contact of the shared number.
+type modeIDs struct{ key, message, contact string }
+
+type modeFixture struct {
+	e          *apiEnv
+	live, test modeIDs
+	missing    modeIDs // well-formed ids nobody has
+}
+
+type modeRow struct {
+	name  string
+	route string
+	check func(t *testing.T, f *modeFixture)
+}
+
+// liveState is what the live key sees of the workspace: the shared
+// number's contact and thread, the live-only contact, the campaign's
+// counts. Nothing a test key does may change it.
+func (f *modeFixture) liveState(t *testing.T) string {
+	t.Helper()
+	k := f.e.keyed(f.live.key)
+	var s strings.Builder
+	for _, u := range []string{
+		"/v1/contacts/by-phone/" + modeShared,
+		"/v1/contacts/by-phone/" + modeLiveOnly,
+		"/v1/contacts/by-phone/" + modeTestOnly,
+		"/v1/contacts/" + f.live.contact + "/conversation?limit=100",
+		"/v1/messages/" + f.live.message,
+	} {
+		res, body := f.e.do(t, "GET", u, k, "")
+		fmt.Fprintf(&s, "%s → %d %s\n", u, res.StatusCode, normalize(body))
+	}
+	_, body := f.e.do(t, "GET", "/v1/campaigns/"+f.e.active+"/stats", k, "")
+	st := decode[struct {
+		Total  int
+		Counts map[string]int
+	}](t, body)
+	fmt.Fprintf(&s, "stats → %d %v", st.Total, st.Counts)
+	return s.String()
+}
+
+// asTest runs fn, a test key's requests, and fails the test if the live
+// key's view moved.
+func (f *modeFixture) asTest(t *testing.T, fn func()) {
+	t.Helper()
+	before := f.liveState(t)
+	fn()
+	if after := f.liveState(t); after != before {
+		t.Errorf("a test key's requests changed what the live key sees:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// otherMode returns the viewer's and the owner's ids for each direction:
+// the test key looking at live objects, and the live key at test ones.
+func (f *modeFixture) directions() []struct {
+	name          string
+	viewer, owner modeIDs
+} {
+	return []struct {
+		name          string
+		viewer, owner modeIDs
+	}{
+		{"test key, live object", f.test, f.live},
+		{"live key, test object", f.live, f.test},
+	}
+}
+
+// modeLookupRow: the other mode's object answers like a missing one, and
+// the owner's key gets it.
+func modeLookupRow(name, route, code string, url func(x modeIDs) string) modeRow {
+	return modeRow{name: name, route: route, check: func(t *testing.T, f *modeFixture) {
+		for _, d := range f.directions() {
+			check := func() {
+				theirs, theirsRaw := f.e.do(t, "GET", url(d.owner), f.e.keyed(d.viewer.key), "")
+				missing, missingRaw := f.e.do(t, "GET", url(f.missing), f.e.keyed(d.viewer.key), "")
+				assertLooksMissing(t, code, d.name+" "+url(d.owner), theirs, theirsRaw, "missing "+url(f.missing), missing, missingRaw)
+			}
+			if d.viewer == f.test {
+				f.asTest(t, check)
+			} else {
+				check()
+			}
+			if res, body := f.e.do(t, "GET", url(d.owner), f.e.keyed(d.owner.key), ""); res.StatusCode != 200 {
+				t.Errorf("the owner's key: GET %s → %d %s", url(d.owner), res.StatusCode, body)
+			}
+		}
+	}}
+}
+
+var modeMatrix = []modeRow{
+	modeLookupRow("message", "GET /v1/messages/{id}", "message_not_found",
+		func(x modeIDs) string { return "/v1/messages/" + x.message }),
+	modeLookupRow("conversation", "GET /v1/contacts/{id}/conversation", "contact_not_found",
+		func(x modeIDs) string { return "/v1/contacts/" + x.contact + "/conversation" }),
+	{"contact by phone", "GET /v1/contacts/by-phone/{phone}", checkModeContactByPhone},
+	{"own conversation holds its mode's entries only", "GET /v1/contacts/{id}/conversation", checkModeThreads},
+	{"campaign", "GET /v1/campaigns/{id}", checkModeCampaign},
+	{"campaign stats", "GET /v1/campaigns/{id}/stats", checkModeCampaign},
+	{"campaign list", "GET /v1/campaigns", checkModeCampaign},
+	{"send", "POST /v1/messages/send-campaign", checkModeSend},
+	{"sync", "POST /v1/contacts/sync", checkModeSync},
+}
+
+// checkModeContactByPhone: a number only the other mode knows answers like
+// a number nobody has; the shared number gives each key its own contact,
+// with nothing of the other's.
+func checkModeContactByPhone(t *testing.T, f *modeFixture) {
+	for _, c := range []struct {
+		viewer       modeIDs
+		theirs, mine string
+	}{{f.test, modeLiveOnly, modeTestOnly}, {f.live, modeTestOnly, modeLiveOnly}} {
+		check := func() {
+			theirs, theirsRaw := f.e.do(t, "GET", "/v1/contacts/by-phone/"+c.theirs, f.e.keyed(c.viewer.key), "")
+			missing, missingRaw := f.e.do(t, "GET", "/v1/contacts/by-phone/"+isoPhoneNobody, f.e.keyed(c.viewer.key), "")
+			assertLooksMissing(t, "contact_not_found", c.theirs, theirs, theirsRaw, isoPhoneNobody, missing, missingRaw)
+			if res, body := f.e.do(t, "GET", "/v1/contacts/by-phone/"+c.mine, f.e.keyed(c.viewer.key), ""); res.StatusCode != 200 {
+				t.Errorf("own number %s: %d %s", c.mine, res.StatusCode, body)
+			}
+		}
+		if c.viewer == f.test {
+			f.asTest(t, check)
 		} else {
-			got = decode[modes](t, body)
+			check()
 		}
-		if res.StatusCode != 200 || got.ByMode.Live.Total != live || got.ByMode.Test.Total != test || got.Total != live+test {
-			t.Errorf("%s: %d %s; want %d live and %d test", path, res.StatusCode, body, live, test)
+	}
+	_, testBody := f.e.do(t, "GET", "/v1/contacts/by-phone/"+modeShared, f.e.keyed(f.test.key), "")
+	_, liveBody := f.e.do(t, "GET", "/v1/contacts/by-phone/"+modeShared, f.e.keyed(f.live.key), "")
+	testC, liveC := decode[map[string]any](t, testBody), decode[map[string]any](t, liveBody)
+	if testC["id"] != f.test.contact || testC["name"] != "Test Ana" || testC["waId"] != nil || testC["profileName"] != nil ||
+		testC["optedOut"] != false || fmt.Sprint(testC["attributes"]) != "map[]" {
+		t.Errorf("the test key's contact for the shared number: %s", testBody)
+	}
+	for _, live := range []string{f.live.contact, "Ana Live", "Ana Lima", "gold", `"waId":"`} {
+		if strings.Contains(testBody, live) {
+			t.Errorf("the test key's contact shows live data %q: %s", live, testBody)
 		}
+	}
+	if liveC["id"] != f.live.contact || liveC["name"] != "Ana Live" || liveC["profileName"] != "Ana Lima" || liveC["optedOut"] != true {
+		t.Errorf("the live key's contact for the shared number: %s", liveBody)
+	}
+}
+
+// checkModeThreads: each key's thread of the shared number holds its own
+// mode's entries: the test key's its test message, the live key's its live
+// message and what the person wrote.
+func checkModeThreads(t *testing.T, f *modeFixture) {
+	for _, c := range []struct {
+		ids  modeIDs
+		want string
+	}{
+		{f.test, "[outbound " + f.test.message + "]"},
+		{f.live, "[inbound  inbound  outbound " + f.live.message + "]"},
+	} {
+		_, body := f.e.do(t, "GET", "/v1/contacts/"+c.ids.contact+"/conversation?limit=100", f.e.keyed(c.ids.key), "")
+		var got []string
+		for _, en := range decode[struct {
+			Data []struct {
+				Direction string
+				MessageID *string
+			}
+		}](t, body).Data {
+			id := ""
+			if en.MessageID != nil {
+				id = *en.MessageID
+			}
+			got = append(got, en.Direction+" "+id)
+		}
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("%s's thread: %v, want %s", c.ids.key[:8], got, c.want)
+		}
+	}
+}
+
+// checkModeCampaign: the campaign, its statistics and the list count each
+// key's mode only: the test key one queued message, the live key one read.
+func checkModeCampaign(t *testing.T, f *modeFixture) {
+	for _, c := range []struct {
+		ids    modeIDs
+		counts string
+	}{{f.test, "map[delivered:0 failed:0 queued:1 read:0 sending:0 sent:0]"}, {f.live, "map[delivered:0 failed:0 queued:0 read:1 sending:0 sent:0]"}} {
+		type stats struct {
+			Total  int
+			Counts map[string]int
+		}
+		_, one := f.e.do(t, "GET", "/v1/campaigns/"+f.e.active, f.e.keyed(c.ids.key), "")
+		_, st := f.e.do(t, "GET", "/v1/campaigns/"+f.e.active+"/stats", f.e.keyed(c.ids.key), "")
+		_, list := f.e.do(t, "GET", "/v1/campaigns?limit=100", f.e.keyed(c.ids.key), "")
+		got := []stats{decode[struct{ Stats stats }](t, one).Stats, decode[stats](t, st)}
+		for _, cp := range decode[struct {
+			Data []struct {
+				ID    string
+				Stats stats
+			}
+		}](t, list).Data {
+			if cp.ID == f.e.active {
+				got = append(got, cp.Stats)
+			}
+		}
+		for i, s := range got {
+			if s.Total != 1 || fmt.Sprint(s.Counts) != c.counts {
+				t.Errorf("%s: statistics %d of the campaign (one, stats, list): %+v, want 1 message, %s", c.ids.key[:8], i, s, c.counts)
+			}
+		}
+		if len(got) != 3 {
+			t.Errorf("%s: the campaign list lacks the campaign: %s", c.ids.key[:8], list)
+		}
+	}
+}
+
+// checkModeSend: a live STOP refuses live sends, not test ones (the sandbox
+// reaches no one); a test key's opt-out refuses test sends, not live ones.
+// A test send changes nothing the live key sees.
+func checkModeSend(t *testing.T, f *modeFixture) {
+	optedOut := problemBody(409, "contact_opted_out", "Contact opted out", "phoneNumber", "the recipient opted out of messages")
+	send := func(key, phone string) (*http.Response, string) {
+		return f.e.do(t, "POST", sendURL, f.e.keyed(key), sendBody(phone, f.e.active, "Ana", "1234"))
+	}
+	if res, body := send(f.live.key, modeShared); res.StatusCode != 409 || canonicalString(normalize(body)) != optedOut {
+		t.Errorf("live send to the number that wrote STOP: %d %s", res.StatusCode, body)
+	}
+	f.asTest(t, func() {
+		res, body := send(f.test.key, modeShared)
+		if res.StatusCode != 202 || decode[map[string]string](t, body)["contactId"] != f.test.contact {
+			t.Errorf("test send to the number that wrote STOP: %d %s, want 202 to the test contact", res.StatusCode, body)
+		}
+		if res, body := f.e.do(t, "POST", "/v1/contacts/sync", f.e.keyed(f.test.key),
+			`{"phoneNumber":"`+modeLiveOnly+`","optedOut":true}`); res.StatusCode != 201 {
+			t.Errorf("test sync opting the live-only number out: %d %s", res.StatusCode, body)
+		}
+		if res, body := send(f.test.key, modeLiveOnly); res.StatusCode != 409 {
+			t.Errorf("test send after the test key's opt-out: %d %s", res.StatusCode, body)
+		}
+	})
+	if res, body := send(f.live.key, modeLiveOnly); res.StatusCode != 202 {
+		t.Errorf("live send after a test key's opt-out of the number: %d %s, want 202", res.StatusCode, body)
+	}
+}
+
+// checkModeSync: a test key's sync of a number only live knows makes a test
+// contact, answered like a sync of a number nobody has, and changes nothing
+// the live key sees; syncing the shared number changes the test contact.
+func checkModeSync(t *testing.T, f *modeFixture) {
+	f.asTest(t, func() {
+		body := func(phone string) string {
+			return `{"phoneNumber":"` + phone + `","name":"Mallory","attributes":{"x":"y"}}`
+		}
+		theirs, theirsRaw := f.e.do(t, "POST", "/v1/contacts/sync", f.e.keyed(f.test.key), body("+14155552674"))
+		fresh, freshRaw := f.e.do(t, "POST", "/v1/contacts/sync", f.e.keyed(f.test.key), body("+14155552675"))
+		if theirs.StatusCode != 201 || fresh.StatusCode != 201 {
+			t.Fatalf("test syncs: %d %s; %d %s", theirs.StatusCode, theirsRaw, fresh.StatusCode, freshRaw)
+		}
+		shared, sharedRaw := f.e.do(t, "POST", "/v1/contacts/sync", f.e.keyed(f.test.key),
+			`{"phoneNumber":"`+modeShared+`","tags":["ci"]}`)
+		if shared.StatusCode != 200 || decode[map[string]any](t, sharedRaw)["id"] != f.test.contact || strings.Contains(sharedRaw, "Ana Live") {
+			t.Errorf("test sync of the shared number: %d %s, want the test contact", shared.StatusCode, sharedRaw)
+		}
+	})
+}
+
+// newModeFixture sends, syncs and receives in the default workspace with
+// its live and test keys.
+func newModeFixture(t *testing.T, e *apiEnv) *modeFixture {
+	t.Helper()
+	f := &modeFixture{e: e}
+	send := func(key string) modeIDs {
+		res, body := e.do(t, "POST", sendURL, e.keyed(key), sendBody(modeShared, e.active, "Ana", "1234"))
+		if res.StatusCode != 202 {
+			t.Fatalf("send: %d %s", res.StatusCode, body)
+		}
+		m := decode[map[string]string](t, body)
+		return modeIDs{key: key, message: m["id"], contact: m["contactId"]}
+	}
+	f.live, f.test = send(e.liveKey), send(e.key)
+	if f.live.contact == f.test.contact {
+		t.Fatalf("a live and a test send share contact %s", f.live.contact)
+	}
+	for _, s := range []struct{ key, body string }{
+		{e.liveKey, `{"phoneNumber":"` + modeShared + `","name":"Ana Live","attributes":{"plan":"gold"}}`},
+		{e.key, `{"phoneNumber":"` + modeShared + `","name":"Test Ana"}`},
+		{e.liveKey, `{"phoneNumber":"` + modeLiveOnly + `"}`},
+		{e.key, `{"phoneNumber":"` + modeTestOnly + `"}`},
+	} {
+		if res, body := e.do(t, "POST", "/v1/contacts/sync", e.keyed(s.key), s.body); res.StatusCode/100 != 2 {
+			t.Fatalf("sync %s: %d %s", s.body, res.StatusCode, body)
+		}
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	e.signed(t, fakemeta.StatusPayload(wabaID, phoneID, fakemeta.StatusUpdate{WAMID: "wamid.LIVE", Status: "read",
+		BizOpaque: f.live.message, RecipientID: modeShared[1:], At: now}))
+	e.signed(t, fakemeta.InboundPayload(wabaID, phoneID,
+		fakemeta.Inbound{From: modeShared[1:], ProfileName: "Ana Lima", Type: "text", Text: "hello", At: now.Add(time.Second)},
+		fakemeta.Inbound{From: modeShared[1:], ProfileName: "Ana Lima", Type: "text", Text: "STOP", At: now.Add(2 * time.Second)}))
+	ids := system.NewIDs()
+	f.missing = modeIDs{message: ids.NewID(domain.PrefixMessage), contact: ids.NewID(domain.PrefixContact)}
+	return f
+}
+
+func TestModeMatrix(t *testing.T) {
+	t.Parallel()
+	onEveryEngine(t, func(t *testing.T, e *apiEnv) {
+		f := newModeFixture(t, e)
+		for _, row := range modeMatrix {
+			t.Run(row.name, func(t *testing.T) { row.check(t, f) })
+		}
+	})
+}
+
+// TestModeMatrixCoversEveryKeyedRoute: the mode matrix has a row for every
+// keyed route of routes.go, so a new keyed route fails here until it says
+// what each mode sees.
+func TestModeMatrixCoversEveryKeyedRoute(t *testing.T) {
+	t.Parallel()
+	var keyedRoutes []string
+	for _, r := range specRoutes(t) {
+		if _, tmpl, _ := strings.Cut(r, " "); keyed(tmpl) {
+			keyedRoutes = append(keyedRoutes, r)
+		}
+	}
+	covered := map[string]bool{}
+	for _, row := range modeMatrix {
+		covered[row.route] = true
+	}
+	got := slices.Sorted(maps.Keys(covered))
+	slices.Sort(keyedRoutes)
+	if !slices.Equal(got, keyedRoutes) {
+		t.Errorf("the mode matrix covers %v;\nthe keyed routes are %v", got, keyedRoutes)
 	}
 }

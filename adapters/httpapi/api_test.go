@@ -34,6 +34,7 @@ type apiEnv struct {
 	store porttest.Store
 
 	key, otherKey, revokedKey string
+	liveKey                   string // a live key of the default workspace; key is a test key
 	active, paused, image     string // campaign ids in the default workspace
 	otherCampaign             string // a campaign of the other workspace
 }
@@ -103,8 +104,8 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 	t.Cleanup(sb.Close)
 
 	e := &apiEnv{store: st}
-	mustKey := func(ws string) domain.Token {
-		k, err := createKey.Handle(ctx, app.CreateKey{Workspace: ws, Name: "test", Mode: domain.ModeTest})
+	mustKey := func(ws string, mode domain.KeyMode) domain.Token {
+		k, err := createKey.Handle(ctx, app.CreateKey{Workspace: ws, Name: "test", Mode: mode})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +120,8 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 		}
 		return string(c.ID)
 	}
-	e.key = mustKey("").Plaintext()
+	e.key = mustKey("", domain.ModeTest).Plaintext()
+	e.liveKey = mustKey("", domain.ModeLive).Plaintext()
 	e.active = mustCampaign("", domain.HeaderNone, true)
 	e.paused = mustCampaign("", domain.HeaderNone, false)
 	e.image = mustCampaign("", domain.HeaderImage, true)
@@ -135,7 +137,7 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.otherKey = mustKey(string(other.ID)).Plaintext()
+	e.otherKey = mustKey(string(other.ID), domain.ModeTest).Plaintext()
 	e.otherCampaign = mustCampaign(string(other.ID), domain.HeaderNone, true)
 
 	deps := httpapi.Deps{
@@ -161,11 +163,13 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 }
 
 // newSendCampaign is the send-campaign handler over st, judging media by
-// the URL's extension.
+// the URL's extension, of a server with the Cloud API configured: live keys
+// may send (nothing is dispatched in these tests; TestLiveKeyWithoutWhatsApp
+// covers a server without it).
 func newSendCampaign(st porttest.Store, cfg app.Config) *app.SendCampaignMessageHandler {
 	return app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st, Messages: st,
 		Idempotency: st, SendCounts: st, Media: porttest.MediaByExtension(), Clock: system.Clock{}, IDs: system.NewIDs(),
-		Config: cfg, Obs: app.NewObserver(nil)})
+		Config: cfg, Obs: app.NewObserver(nil), LiveSending: true})
 }
 
 // do sends a request and returns the response and its body, after checking

@@ -145,7 +145,7 @@ func TestWebhookSignature(t *testing.T) {
 		if n := e.storedEvents(t); n != 1 {
 			t.Errorf("%d events stored, want the body once", n)
 		}
-		_, contact := e.do(t, "GET", "/v1/contacts/by-phone/+14155550100", e.keyed(e.key), "")
+		_, contact := e.do(t, "GET", "/v1/contacts/by-phone/+14155550100", e.keyed(e.liveKey), "")
 		if !strings.Contains(contact, `"profileName":"José 😀"`) || !strings.Contains(contact, `"waId":"14155550100"`) {
 			t.Errorf("the contact who wrote: %s", contact)
 		}
@@ -170,8 +170,8 @@ func reencoded(t *testing.T, body []byte) []byte {
 	return b
 }
 
-// TestWebhooksMoveMessagesStatsAndThreads follows messages sent through the
-// API as Meta's webhooks report them, out of order, repeated and batched:
+// TestWebhooksMoveMessagesStatsAndThreads follows live messages sent
+// through the API as Meta's webhooks report them, out of order, repeated and batched:
 // the message, the campaign's statistics and the contact's thread show it
 // at once, and a STOP refuses the next send.
 func TestWebhooksMoveMessagesStatsAndThreads(t *testing.T) {
@@ -180,7 +180,7 @@ func TestWebhooksMoveMessagesStatsAndThreads(t *testing.T) {
 	onEveryEngine(t, func(t *testing.T, e *apiEnv) {
 		send := func(phone string) string {
 			t.Helper()
-			res, body := e.do(t, "POST", "/v1/messages/send-campaign", e.keyed(e.key),
+			res, body := e.do(t, "POST", "/v1/messages/send-campaign", e.keyed(e.liveKey),
 				`{"phoneNumber":"`+phone+`","campaignId":"`+e.active+`","variables":["Ana","1234"]}`)
 			if res.StatusCode != 202 {
 				t.Fatalf("send: %d %s", res.StatusCode, body)
@@ -217,7 +217,7 @@ func TestWebhooksMoveMessagesStatsAndThreads(t *testing.T) {
 			e.signed(t, b)
 		}
 
-		_, msg := e.do(t, "GET", "/v1/messages/"+readID, e.keyed(e.key), "")
+		_, msg := e.do(t, "GET", "/v1/messages/"+readID, e.keyed(e.liveKey), "")
 		for _, want := range []string{`"status":"read"`, `"providerMessageId":"wamid.R"`,
 			`"pricing":{"model":"PMP","type":"regular","category":"marketing","billable":true}`} {
 			if !strings.Contains(msg, want) {
@@ -229,12 +229,12 @@ func TestWebhooksMoveMessagesStatsAndThreads(t *testing.T) {
 		if got := fmt.Sprint(m.History); got != "[{queued} {sent} {delivered} {read}]" {
 			t.Errorf("history %s, want each status once in order", got)
 		}
-		_, failed := e.do(t, "GET", "/v1/messages/"+failedID, e.keyed(e.key), "")
+		_, failed := e.do(t, "GET", "/v1/messages/"+failedID, e.keyed(e.liveKey), "")
 		if !strings.Contains(failed, `"status":"failed"`) || !strings.Contains(failed, `"error":{"code":131049,`) {
 			t.Errorf("the failed message: %s", failed)
 		}
 
-		_, stats := e.do(t, "GET", "/v1/campaigns/"+e.active+"/stats", e.keyed(e.key), "")
+		_, stats := e.do(t, "GET", "/v1/campaigns/"+e.active+"/stats", e.keyed(e.liveKey), "")
 		for _, want := range []string{`"total":2`, `"read":1`, `"failed":1`, `"deliveryRate":0.5`, `"readRate":1`,
 			`"failuresByCode":[{"code":131049,"count":1}]`} {
 			if !strings.Contains(stats, want) {
@@ -255,7 +255,7 @@ func TestWebhooksMoveMessagesStatsAndThreads(t *testing.T) {
 			t.Errorf("timeline totals accepted/sent/delivered/read/failed = %v, want [2 2 1 1 1]", total)
 		}
 
-		_, contact := e.do(t, "GET", "/v1/contacts/by-phone/+14155552671", e.keyed(e.key), "")
+		_, contact := e.do(t, "GET", "/v1/contacts/by-phone/+14155552671", e.keyed(e.liveKey), "")
 		var c struct {
 			ID       string
 			OptedOut bool
@@ -264,7 +264,7 @@ func TestWebhooksMoveMessagesStatsAndThreads(t *testing.T) {
 		if !c.OptedOut {
 			t.Errorf("after STOP the contact is not opted out: %s", contact)
 		}
-		_, thread := e.do(t, "GET", "/v1/contacts/"+c.ID+"/conversation", e.keyed(e.key), "")
+		_, thread := e.do(t, "GET", "/v1/contacts/"+c.ID+"/conversation", e.keyed(e.liveKey), "")
 		var th struct {
 			Data []struct {
 				Direction, Type, Body string
@@ -285,7 +285,7 @@ func TestWebhooksMoveMessagesStatsAndThreads(t *testing.T) {
 			t.Errorf("thread %v,\nwant %s", got, want)
 		}
 
-		res, body := e.do(t, "POST", "/v1/messages/send-campaign", e.keyed(e.key),
+		res, body := e.do(t, "POST", "/v1/messages/send-campaign", e.keyed(e.liveKey),
 			`{"phoneNumber":"+14155552671","campaignId":"`+e.active+`","variables":["Ana","1234"]}`)
 		if res.StatusCode != 409 || canonicalString(normalize(body)) != problemBody(409, "contact_opted_out", "Contact opted out", "phoneNumber", "the recipient opted out of messages") {
 			t.Errorf("send after STOP: %d %s", res.StatusCode, body)

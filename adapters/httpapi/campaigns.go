@@ -35,34 +35,6 @@ type statsDTO struct {
 	// FailuresByCode lists failed messages per Meta error code, most
 	// frequent first.
 	FailuresByCode []failureCountDTO `json:"failuresByCode"`
-	// ByMode splits the counts and rates by the mode of the key that sent
-	// each message: live went to WhatsApp, test stayed in the sandbox.
-	ByMode byModeDTO `json:"byMode"`
-}
-
-type byModeDTO struct {
-	Live modeStatsDTO `json:"live"`
-	Test modeStatsDTO `json:"test"`
-}
-
-type modeStatsDTO struct {
-	Total        int            `json:"total"`
-	Counts       map[string]int `json:"counts"`
-	DeliveryRate float64        `json:"deliveryRate"`
-	ReadRate     float64        `json:"readRate"`
-}
-
-func toModeStatsDTO(s domain.CampaignStats) modeStatsDTO {
-	return modeStatsDTO{Total: s.Total, Counts: countsDTO(s.Counts), DeliveryRate: s.DeliveryRate, ReadRate: s.ReadRate}
-}
-
-// countsDTO has every status, zero or not.
-func countsDTO(c map[domain.MessageStatus]int) map[string]int {
-	counts := make(map[string]int, len(domain.MessageStatuses()))
-	for _, st := range domain.MessageStatuses() {
-		counts[st.String()] = c[st]
-	}
-	return counts
 }
 
 type failureCountDTO struct {
@@ -87,8 +59,13 @@ type campaignListDTO struct {
 	NextCursor *string       `json:"nextCursor"`
 }
 
-func toStatsDTO(id domain.CampaignID, s domain.CampaignStats, byMode domain.ModeStats) statsDTO {
-	counts := countsDTO(s.Counts)
+// toStatsDTO is a campaign's statistics as a key sees them: its own mode's
+// messages only (decision 0015), so no split by mode.
+func toStatsDTO(id domain.CampaignID, s domain.CampaignStats) statsDTO {
+	counts := make(map[string]int, len(s.Counts))
+	for _, st := range domain.MessageStatuses() {
+		counts[st.String()] = s.Counts[st]
+	}
 	failures := make([]failureCountDTO, 0, len(s.FailuresByCode))
 	for code, n := range s.FailuresByCode {
 		failures = append(failures, failureCountDTO{Code: code, Count: n})
@@ -100,8 +77,7 @@ func toStatsDTO(id domain.CampaignID, s domain.CampaignStats, byMode domain.Mode
 		return failures[i].Code < failures[j].Code
 	})
 	return statsDTO{CampaignID: string(id), Total: s.Total, Counts: counts, DeliveryRate: s.DeliveryRate,
-		ReadRate: s.ReadRate, FailuresByCode: failures,
-		ByMode: byModeDTO{Live: toModeStatsDTO(byMode.Live), Test: toModeStatsDTO(byMode.Test)}}
+		ReadRate: s.ReadRate, FailuresByCode: failures}
 }
 
 func toCampaignDTO(v app.CampaignView) campaignDTO {
@@ -110,7 +86,7 @@ func toCampaignDTO(v app.CampaignView) campaignDTO {
 		Template: templateDTO{Name: t.Name, Language: t.Language, HeaderFormat: t.HeaderFormat.String(),
 			HeaderText: t.HeaderText, Body: t.Body, Footer: t.Footer},
 		Placeholders: make([]placeholderDTO, len(t.Placeholders)), HeaderFormat: t.HeaderFormat.String(),
-		Stats: toStatsDTO(c.ID, v.Stats, v.ByMode), CreatedAt: rfc3339(c.CreatedAt), UpdatedAt: rfc3339(c.UpdatedAt)}
+		Stats: toStatsDTO(c.ID, v.Stats), CreatedAt: rfc3339(c.CreatedAt), UpdatedAt: rfc3339(c.UpdatedAt)}
 	if !c.TemplateStatus.IsZero() {
 		st := c.TemplateStatus.String()
 		out.Template.Status = &st
@@ -127,7 +103,8 @@ func (a *api) listCampaigns(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	res, err := a.d.ListCampaigns.Handle(r.Context(), app.ListCampaigns{Workspace: principalFrom(r.Context()).Workspace, Page: page})
+	p := principalFrom(r.Context())
+	res, err := a.d.ListCampaigns.Handle(r.Context(), app.ListCampaigns{Workspace: p.Workspace, Mode: p.Mode, Page: page})
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -201,7 +178,7 @@ func (a *api) campaignStats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tl := v.Timeline
-	out := campaignStatsDTO{statsDTO: toStatsDTO(domain.CampaignID(r.PathValue("id")), v.Stats, v.ByMode),
+	out := campaignStatsDTO{statsDTO: toStatsDTO(domain.CampaignID(r.PathValue("id")), v.Stats),
 		Timeline: timelineDTO{Interval: "hour", From: rfc3339(tl.From), To: rfc3339(tl.To), Points: make([]timelinePointDTO, len(tl.Points))}}
 	if tl.Interval == domain.IntervalDay {
 		out.Timeline.Interval = "day"

@@ -7,10 +7,12 @@ import (
 	"github.com/heraldhq/herald/domain"
 )
 
-// idemKey is a claimed Idempotency-Key's identity: one per workspace.
+// idemKey is a claimed Idempotency-Key's identity: one per workspace and
+// mode.
 type idemKey struct {
-	ws  domain.WorkspaceID
-	key domain.IdempotencyKey
+	ws   domain.WorkspaceID
+	mode domain.KeyMode
+	key  domain.IdempotencyKey
 }
 
 // countKey is one workspace's sends in one mode on one UTC day.
@@ -20,10 +22,11 @@ type countKey struct {
 	day  time.Time
 }
 
-// FindIdempotencyRecord returns the workspace's record of key, if any.
-func (r *repos) FindIdempotencyRecord(ctx context.Context, ws domain.WorkspaceID, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error) {
+// FindIdempotencyRecord returns the record of key in the workspace and
+// mode, if any.
+func (r *repos) FindIdempotencyRecord(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error) {
 	defer r.enter(ctx)()
-	rec, ok := r.st.idempotency[idemKey{ws, key}]
+	rec, ok := r.st.idempotency[idemKey{ws, mode, key}]
 	return rec, ok, nil
 }
 
@@ -31,7 +34,7 @@ func (r *repos) FindIdempotencyRecord(ctx context.Context, ws domain.WorkspaceID
 // after staleBefore exists.
 func (r *repos) ClaimIdempotencyKey(ctx context.Context, rec domain.IdempotencyRecord, staleBefore time.Time) error {
 	defer r.enter(ctx)()
-	k := idemKey{rec.Workspace, rec.Key}
+	k := idemKey{rec.Workspace, rec.Mode, rec.Key}
 	if old, ok := r.st.idempotency[k]; ok && !old.CreatedAt.Before(utc(staleBefore)) {
 		return domain.ErrConflict
 	}

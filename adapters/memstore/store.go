@@ -120,9 +120,15 @@ func canonicalLanguage(c domain.Campaign) domain.Campaign {
 	return c
 }
 
+// phoneKey is a contact's phone number, unique in its workspace and mode.
 type phoneKey struct {
 	ws    domain.WorkspaceID
+	mode  domain.KeyMode
 	phone string
+}
+
+func contactPhoneKey(c domain.Contact) phoneKey {
+	return phoneKey{c.Workspace, c.Mode, c.Phone.String()}
 }
 
 // providerKey is an entry's provider id, unique in its workspace.
@@ -475,13 +481,13 @@ func (r *repos) SetTemplateStatus(ctx context.Context, account, name, language s
 }
 
 // CreateContact stores a new contact; its phone number must be unused in
-// the workspace.
+// the workspace and mode.
 func (r *repos) CreateContact(ctx context.Context, c domain.Contact) error {
 	defer r.enter(ctx)()
 	if _, ok := r.st.contacts[c.ID]; ok {
 		return conflict("a contact with this id exists")
 	}
-	pk := phoneKey{c.Workspace, c.Phone.String()}
+	pk := contactPhoneKey(c)
 	if _, ok := r.st.contactIDs[pk]; ok {
 		return conflict("a contact with this phone number exists")
 	}
@@ -500,24 +506,25 @@ func (r *repos) GetContact(ctx context.Context, ws domain.WorkspaceID, id domain
 	return copyContact(c), nil
 }
 
-// GetContactByPhone returns the workspace's contact with this phone number.
-func (r *repos) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error) {
+// GetContactByPhone returns the workspace's contact of mode with this phone
+// number.
+func (r *repos) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phone domain.PhoneNumber) (domain.Contact, error) {
 	defer r.enter(ctx)()
-	id, ok := r.st.contactIDs[phoneKey{ws, phone.String()}]
+	id, ok := r.st.contactIDs[phoneKey{ws, mode, phone.String()}]
 	if !ok {
 		return domain.Contact{}, domain.NotFound(domain.ErrContactNotFound)
 	}
 	return copyContact(r.st.contacts[id]), nil
 }
 
-// ListContactsByPhone returns the contacts with this phone number in every
-// workspace, the most recently active first (contacts without a last
-// message last), then by id.
-func (r *repos) ListContactsByPhone(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error) {
+// ListContactsByPhone returns the contacts of mode with this phone number
+// in every workspace, the most recently active first (contacts without a
+// last message last), then by id.
+func (r *repos) ListContactsByPhone(ctx context.Context, mode domain.KeyMode, phone domain.PhoneNumber) ([]domain.Contact, error) {
 	defer r.enter(ctx)()
 	out := []domain.Contact{}
 	for _, c := range r.st.contacts {
-		if c.Phone == phone {
+		if c.Phone == phone && c.Mode == mode {
 			out = append(out, copyContact(c))
 		}
 	}
@@ -538,12 +545,13 @@ func (r *repos) ListContactsByPhone(ctx context.Context, phone domain.PhoneNumbe
 }
 
 // ListContacts returns one page of the workspace's contacts, newest first,
-// keeping only numbers that start with f.PhonePrefix when it is set.
+// keeping only numbers that start with f.PhonePrefix when it is set, and
+// only f.Mode's contacts when it is set.
 func (r *repos) ListContacts(ctx context.Context, ws domain.WorkspaceID, f ports.ContactFilter, p ports.Page) ([]domain.Contact, string, error) {
 	defer r.enter(ctx)()
 	var all []domain.Contact
 	for _, c := range r.st.contacts {
-		if c.Workspace == ws && strings.HasPrefix(c.Phone.String(), f.PhonePrefix) {
+		if c.Workspace == ws && strings.HasPrefix(c.Phone.String(), f.PhonePrefix) && (f.Mode.IsZero() || c.Mode == f.Mode) {
 			all = append(all, c)
 		}
 	}
@@ -555,7 +563,7 @@ func (r *repos) ListContacts(ctx context.Context, ws domain.WorkspaceID, f ports
 }
 
 // UpdateContact runs fn on the contact and stores the result if fn succeeds.
-// A new phone number must be unused in the workspace.
+// A new phone number must be unused in the workspace and mode.
 func (r *repos) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error) {
 	defer r.enter(ctx)()
 	old, ok := r.st.contacts[id]
@@ -566,13 +574,13 @@ func (r *repos) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id dom
 	if err := fn(&c); err != nil {
 		return domain.Contact{}, err
 	}
-	c.ID, c.Workspace = old.ID, old.Workspace
+	c.ID, c.Workspace, c.Mode, c.ConversationID = old.ID, old.Workspace, old.Mode, old.ConversationID
 	if c.Phone != old.Phone {
-		pk := phoneKey{ws, c.Phone.String()}
+		pk := contactPhoneKey(c)
 		if _, taken := r.st.contactIDs[pk]; taken {
 			return domain.Contact{}, conflict("a contact with this phone number exists")
 		}
-		del(r.st, r.st.contactIDs, phoneKey{ws, old.Phone.String()})
+		del(r.st, r.st.contactIDs, contactPhoneKey(old))
 		put(r.st, r.st.contactIDs, pk, id)
 	}
 	c = copyContact(c)
@@ -580,16 +588,16 @@ func (r *repos) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id dom
 	return copyContact(c), nil
 }
 
-// FindContactsByPhone returns the workspace's contacts with these phone
-// numbers, ordered by phone number; unknown numbers, and numbers asked for
-// twice, add nothing. The store's lock is the only lock: inside a
-// transaction nothing else runs until it ends.
-func (r *repos) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error) {
+// FindContactsByPhone returns the workspace's contacts of mode with these
+// phone numbers, ordered by phone number; unknown numbers, and numbers
+// asked for twice, add nothing. The store's lock is the only lock: inside
+// a transaction nothing else runs until it ends.
+func (r *repos) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phones []domain.PhoneNumber) ([]domain.Contact, error) {
 	defer r.enter(ctx)()
 	out := []domain.Contact{}
 	seen := make(map[domain.ContactID]bool, len(phones))
 	for _, p := range phones {
-		id, ok := r.st.contactIDs[phoneKey{ws, p.String()}]
+		id, ok := r.st.contactIDs[phoneKey{ws, mode, p.String()}]
 		if !ok || seen[id] {
 			continue
 		}
@@ -601,7 +609,7 @@ func (r *repos) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, 
 }
 
 // SaveContacts creates the contacts with new ids and replaces those of the
-// same workspace, all or nothing. A phone number must be free before the
+// same workspace and mode, all or nothing. A phone number must be free before the
 // call, or held by the contact that keeps it, and carried by one contact
 // of the call: so two contacts cannot swap numbers in one call, as a row at
 // a time unique check would refuse too.
@@ -614,19 +622,19 @@ func (r *repos) SaveContacts(ctx context.Context, cs ...domain.Contact) error {
 			return fmt.Errorf("memstore: save contacts: contact %s appears twice", c.ID)
 		}
 		ids[c.ID] = true
-		if old, ok := r.st.contacts[c.ID]; ok && old.Workspace != c.Workspace {
-			return conflict("another workspace holds a contact with this id")
+		if old, ok := r.st.contacts[c.ID]; ok && (old.Workspace != c.Workspace || old.Mode != c.Mode) {
+			return conflict("another workspace or mode holds a contact with this id")
 		}
-		pk := phoneKey{c.Workspace, c.Phone.String()}
+		pk := contactPhoneKey(c)
 		if id, ok := r.st.contactIDs[pk]; (ok && id != c.ID) || phones[pk] {
 			return conflict("a contact with this phone number exists")
 		}
 		phones[pk] = true
 	}
 	for _, c := range cs {
-		pk := phoneKey{c.Workspace, c.Phone.String()}
+		pk := contactPhoneKey(c)
 		if old, ok := r.st.contacts[c.ID]; ok && old.Phone != c.Phone {
-			del(r.st, r.st.contactIDs, phoneKey{old.Workspace, old.Phone.String()})
+			del(r.st, r.st.contactIDs, contactPhoneKey(old))
 		}
 		put(r.st, r.st.contacts, c.ID, copyContact(c))
 		put(r.st, r.st.contactIDs, pk, c.ID)
@@ -728,41 +736,26 @@ func (st *state) saveMessage(old, m domain.Message) {
 	put(st, st.messages, m.ID, m)
 }
 
-// CountMessagesByStatus counts the campaign's messages per current status;
-// statuses without messages are absent.
-func (r *repos) CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error) {
+// CountMessagesByStatus counts the campaign's messages of mode (every mode
+// when zero) per current status; statuses without messages are absent.
+func (r *repos) CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.MessageStatus]int, error) {
 	defer r.enter(ctx)()
 	out := map[domain.MessageStatus]int{}
 	for _, m := range r.st.messages {
-		if m.Workspace == ws && m.CampaignID == id {
+		if m.Workspace == ws && m.CampaignID == id && ofMode(m.Mode, mode) {
 			out[m.Status]++
 		}
 	}
 	return out, nil
 }
 
-// CountMessagesByMode counts the campaign's messages per key mode and
-// current status; modes and statuses without messages are absent.
-func (r *repos) CountMessagesByMode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error) {
-	defer r.enter(ctx)()
-	out := map[domain.KeyMode]map[domain.MessageStatus]int{}
-	for _, m := range r.st.messages {
-		if m.Workspace == ws && m.CampaignID == id {
-			if out[m.Mode] == nil {
-				out[m.Mode] = map[domain.MessageStatus]int{}
-			}
-			out[m.Mode][m.Status]++
-		}
-	}
-	return out, nil
-}
-
-// CountFailuresByCode counts the campaign's failed messages per code.
-func (r *repos) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error) {
+// CountFailuresByCode counts the campaign's failed messages of mode per
+// code.
+func (r *repos) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[int]int, error) {
 	defer r.enter(ctx)()
 	out := map[int]int{}
 	for _, m := range r.st.messages {
-		if m.Workspace == ws && m.CampaignID == id && m.Status == domain.StatusFailed {
+		if m.Workspace == ws && m.CampaignID == id && ofMode(m.Mode, mode) && m.Status == domain.StatusFailed {
 			code := 0
 			if m.Failure != nil {
 				code = m.Failure.Code
@@ -773,12 +766,12 @@ func (r *repos) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, 
 	return out, nil
 }
 
-// CountStatusTimeline counts the campaign's messages by the interval in
-// which they first reached each timeline status: accepted (queued) at their
-// creation, the others at domain.Message.ReachedAt. The window runs from
-// the interval holding from to the one holding to; only non-zero counts
-// come back.
-func (r *repos) CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from, to time.Time, interval time.Duration) ([]domain.StatusCount, error) {
+// CountStatusTimeline counts the campaign's messages of mode by the
+// interval in which they first reached each timeline status: accepted
+// (queued) at their creation, the others at domain.Message.ReachedAt. The
+// window runs from the interval holding from to the one holding to; only
+// non-zero counts come back.
+func (r *repos) CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode, from, to time.Time, interval time.Duration) ([]domain.StatusCount, error) {
 	defer r.enter(ctx)()
 	if interval < time.Microsecond || interval%time.Microsecond != 0 {
 		return nil, domain.InvalidParameter("interval", "interval must be a positive whole number of microseconds")
@@ -790,7 +783,7 @@ func (r *repos) CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, 
 	}
 	counts := map[key]int{}
 	for _, m := range r.st.messages {
-		if m.Workspace != ws || m.CampaignID != id {
+		if m.Workspace != ws || m.CampaignID != id || !ofMode(m.Mode, mode) {
 			continue
 		}
 		for _, st := range domain.TimelineStatuses() {
@@ -938,14 +931,14 @@ func (r *repos) AppendEntries(ctx context.Context, es ...domain.Entry) error {
 	return err
 }
 
-// ListEntries returns one page of the contact's thread, newest first, with
-// each outbound entry's message status. An unknown contact, or another
-// workspace's, has an empty thread.
-func (r *repos) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p ports.Page) ([]domain.Entry, string, error) {
+// ListEntries returns one page of the contact's thread of mode, newest
+// first, with each outbound entry's message status. An unknown contact, or
+// another workspace's, has an empty thread.
+func (r *repos) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, mode domain.KeyMode, p ports.Page) ([]domain.Entry, string, error) {
 	defer r.enter(ctx)()
 	var all []domain.Entry
 	for _, e := range r.st.entries {
-		if e.Workspace == ws && e.ContactID == contact {
+		if e.Workspace == ws && e.ContactID == contact && ofMode(e.Mode, mode) {
 			all = append(all, e)
 		}
 	}
@@ -953,7 +946,7 @@ func (r *repos) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact 
 	for i, e := range out {
 		out[i] = copyEntry(e)
 		if m, ok := r.st.messages[e.MessageID]; ok && e.Direction == domain.Outbound && m.Workspace == ws {
-			out[i].Status, out[i].Mode = m.Status, m.Mode
+			out[i].Status = m.Status
 		}
 	}
 	return out, next, nil
@@ -1061,6 +1054,10 @@ func page[T any](items []T, id func(T) string, p ports.Page) ([]T, string) {
 }
 
 // utc is how the store keeps times: UTC, microseconds.
+// ofMode reports whether an object of mode m is kept by a filter of mode
+// want: the zero mode keeps every mode.
+func ofMode(m, want domain.KeyMode) bool { return want.IsZero() || m == want }
+
 func utc(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
 func utcPtr(t *time.Time) *time.Time {

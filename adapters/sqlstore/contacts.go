@@ -13,6 +13,7 @@ import (
 type contactRow struct {
 	ID              string   `db:"id"`
 	WorkspaceID     string   `db:"workspace_id"`
+	Mode            string   `db:"mode"`
 	ConversationID  string   `db:"conversation_id"`
 	PhoneNumber     string   `db:"phone_number"`
 	Name            string   `db:"name"`
@@ -28,7 +29,7 @@ type contactRow struct {
 	LastMessageAt   nullTime `db:"last_message_at"`
 }
 
-const contactColumns = `id, workspace_id, conversation_id, phone_number, name, email, attributes, tags, opted_out,
+const contactColumns = `id, workspace_id, mode, conversation_id, phone_number, name, email, attributes, tags, opted_out,
 opt_out_changed_at, wa_id, profile_name, created_at, updated_at, last_message_at`
 
 func toContactRow(c domain.Contact) (contactRow, error) {
@@ -41,7 +42,7 @@ func toContactRow(c domain.Contact) (contactRow, error) {
 		return contactRow{}, err
 	}
 	return contactRow{
-		ID: string(c.ID), WorkspaceID: string(c.Workspace), ConversationID: string(c.ConversationID),
+		ID: string(c.ID), WorkspaceID: string(c.Workspace), Mode: c.Mode.String(), ConversationID: string(c.ConversationID),
 		PhoneNumber: c.Phone.String(), Name: c.Name, Email: c.Email, Attributes: attrs, Tags: tags,
 		OptedOut: c.OptedOut, OptOutChangedAt: newNullTime(c.OptOutChangedAt), WaID: c.WaID,
 		ProfileName: c.ProfileName, CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt),
@@ -58,8 +59,12 @@ func (r contactRow) toDomain() (domain.Contact, error) {
 	if err := r.Tags.decode(&tags); err != nil {
 		return domain.Contact{}, corrupt("tags of contact "+r.ID, string(r.Tags))
 	}
+	mode, err := parseStored("mode of contact "+r.ID, r.Mode, domain.ParseKeyMode)
+	if err != nil {
+		return domain.Contact{}, err
+	}
 	return domain.Contact{
-		ID: domain.ContactID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID),
+		ID: domain.ContactID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID), Mode: mode,
 		ConversationID: domain.ConversationID(r.ConversationID),
 		Phone:          domain.UnmarshalPhoneNumberFromStore(r.PhoneNumber),
 		Name:           r.Name, Email: r.Email, Attributes: attrs, Tags: tags, OptedOut: r.OptedOut,
@@ -69,10 +74,10 @@ func (r contactRow) toDomain() (domain.Contact, error) {
 }
 
 // CreateContact stores a new contact; a second contact with the same phone
-// number in the workspace is a conflict.
+// number in the workspace and mode is a conflict.
 func (s *Store) CreateContact(ctx context.Context, c domain.Contact) error {
 	const q = `INSERT INTO contacts (` + contactColumns + `)
-VALUES (:id, :workspace_id, :conversation_id, :phone_number, :name, :email, :attributes, :tags, :opted_out,
+VALUES (:id, :workspace_id, :mode, :conversation_id, :phone_number, :name, :email, :attributes, :tags, :opted_out,
 :opt_out_changed_at, :wa_id, :profile_name, :created_at, :updated_at, :last_message_at)`
 	row, err := toContactRow(c)
 	if err == nil {
@@ -82,20 +87,20 @@ VALUES (:id, :workspace_id, :conversation_id, :phone_number, :name, :email, :att
 }
 
 // SaveContacts stores the contacts in one statement, creating new ids and
-// replacing the workspace's own. The upsert leaves a row of another
-// workspace alone, which the count of changed rows reveals; the statement
-// runs in a transaction of its own when the store has none, so that the
-// conflict stores nothing.
+// replacing the workspace's own of the same mode. The upsert leaves a row
+// of another workspace or mode alone, which the count of changed rows
+// reveals; the statement runs in a transaction of its own when the store
+// has none, so that the conflict stores nothing.
 func (s *Store) SaveContacts(ctx context.Context, cs ...domain.Contact) error {
 	const q = `INSERT INTO contacts (` + contactColumns + `)
-VALUES (:id, :workspace_id, :conversation_id, :phone_number, :name, :email, :attributes, :tags, :opted_out,
+VALUES (:id, :workspace_id, :mode, :conversation_id, :phone_number, :name, :email, :attributes, :tags, :opted_out,
 :opt_out_changed_at, :wa_id, :profile_name, :created_at, :updated_at, :last_message_at)
 ON CONFLICT (id) DO UPDATE
 SET phone_number = excluded.phone_number, name = excluded.name, email = excluded.email,
     attributes = excluded.attributes, tags = excluded.tags, opted_out = excluded.opted_out,
     opt_out_changed_at = excluded.opt_out_changed_at, wa_id = excluded.wa_id, profile_name = excluded.profile_name,
     created_at = excluded.created_at, updated_at = excluded.updated_at, last_message_at = excluded.last_message_at
-WHERE contacts.workspace_id = excluded.workspace_id`
+WHERE contacts.workspace_id = excluded.workspace_id AND contacts.mode = excluded.mode`
 	if len(cs) == 0 {
 		return nil
 	}
@@ -109,20 +114,20 @@ WHERE contacts.workspace_id = excluded.workspace_id`
 	return s.inTx(ctx, func(ctx context.Context, ts *Store) error {
 		n, err := execRows(ctx, ts, q, rows)
 		if err == nil && n < int64(len(rows)) {
-			err = &domain.Error{Code: domain.CodeConflict, Detail: "save contacts: a contact id belongs to another workspace"}
+			err = &domain.Error{Code: domain.CodeConflict, Detail: "save contacts: a contact id belongs to another workspace or mode"}
 		}
 		return ts.fail("save contacts", err, nil)
 	})
 }
 
-// FindContactsByPhone returns the workspace's contacts with the phone
-// numbers, in phone number order, locking their rows (PostgreSQL) in that
+// FindContactsByPhone returns the workspace's contacts of mode with the
+// phone numbers, in phone number order, locking their rows (PostgreSQL) in that
 // order. Each number is looked up on its own in contacts_workspace_phone
 // (dialect.contactsByPhone): given the whole list, PostgreSQL's planner may
 // scan the workspace's contacts and filter them when its statistics are
 // missing or stale (measured on a fresh table: every contact of the
 // workspace read for each batch of sends).
-func (s *Store) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error) {
+func (s *Store) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phones []domain.PhoneNumber) ([]domain.Contact, error) {
 	if len(phones) == 0 {
 		return nil, nil
 	}
@@ -132,7 +137,7 @@ func (s *Store) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, 
 	}
 	slices.Sort(numbers)
 	numbers = slices.Compact(numbers)
-	q, args, err := s.d.contactsByPhone(contactColumns, string(ws), numbers)
+	q, args, err := s.d.contactsByPhone(contactColumns, string(ws), mode.String(), numbers)
 	if err != nil {
 		return nil, s.fail("find contacts by phone", err, nil)
 	}
@@ -151,28 +156,28 @@ func (s *Store) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, 
 	return out, nil
 }
 
-// GetContact returns one of a workspace's contacts.
+// GetContact returns one of a workspace's contacts, of any mode.
 func (s *Store) GetContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.Contact, error) {
 	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND id = :id`
 	return s.getContact(ctx, "get contact", q, map[string]any{"workspace_id": string(ws), "id": string(id)})
 }
 
-// GetContactByPhone finds a workspace's contact by phone number. The query
-// names the number alone, which contacts_phone answers with a row per
-// workspace that has the number, and the workspace's row is picked from
+// GetContactByPhone finds a workspace's contact of mode by phone number.
+// The query names the number alone, which contacts_phone answers with a row
+// per workspace and mode that has the number, and the row is picked from
 // those. Told the workspace too, PostgreSQL could answer from
 // contacts_workspace, reading every contact of the workspace, and did so
 // for every lookup with the generic plan of a prepared statement made while
 // contacts was nearly empty (3,000 index entries per lookup in a workspace
 // of 3,000 contacts, until the next ANALYZE).
-func (s *Store) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error) {
+func (s *Store) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phone domain.PhoneNumber) (domain.Contact, error) {
 	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE phone_number = :phone_number`
 	var rows []contactRow
 	if err := s.selectAll(ctx, &rows, q, map[string]any{"phone_number": phone.String()}); err != nil {
 		return domain.Contact{}, s.fail("get contact by phone", err, nil)
 	}
 	for _, r := range rows {
-		if r.WorkspaceID == string(ws) {
+		if r.WorkspaceID == string(ws) && r.Mode == mode.String() {
 			c, err := r.toDomain()
 			return c, s.fail("get contact by phone", err, nil)
 		}
@@ -180,14 +185,14 @@ func (s *Store) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, ph
 	return domain.Contact{}, domain.NotFound(domain.ErrContactNotFound)
 }
 
-// ListContactsByPhone returns the contacts with this phone number in every
-// workspace, the most recently active first: by last message time
+// ListContactsByPhone returns the contacts of mode with this phone number
+// in every workspace, the most recently active first: by last message time
 // descending, contacts without one last, then by id.
-func (s *Store) ListContactsByPhone(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error) {
-	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE phone_number = :phone_number
+func (s *Store) ListContactsByPhone(ctx context.Context, mode domain.KeyMode, phone domain.PhoneNumber) ([]domain.Contact, error) {
+	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE phone_number = :phone_number AND mode = :mode
 ORDER BY last_message_at DESC NULLS LAST, id`
 	var rows []contactRow
-	if err := s.selectAll(ctx, &rows, q, map[string]any{"phone_number": phone.String()}); err != nil {
+	if err := s.selectAll(ctx, &rows, q, map[string]any{"phone_number": phone.String(), "mode": mode.String()}); err != nil {
 		return nil, s.fail("list contacts by phone", err, nil)
 	}
 	out := make([]domain.Contact, 0, len(rows))
@@ -214,11 +219,13 @@ func (s *Store) ListContacts(ctx context.Context, ws domain.WorkspaceID, f ports
 	const qFirst = `SELECT ` + contactColumns + ` FROM contacts
 WHERE workspace_id = :workspace_id
   AND (:prefix = '' OR substr(phone_number, 1, length(CAST(:prefix AS TEXT))) = :prefix)
+  AND (:mode = '' OR mode = :mode)
 ORDER BY id DESC
 LIMIT :limit`
 	const qAfter = `SELECT ` + contactColumns + ` FROM contacts
 WHERE workspace_id = :workspace_id AND id < :cursor
   AND (:prefix = '' OR substr(phone_number, 1, length(CAST(:prefix AS TEXT))) = :prefix)
+  AND (:mode = '' OR mode = :mode)
 ORDER BY id DESC
 LIMIT :limit`
 	q, limit := qFirst, pageLimit(p)
@@ -226,7 +233,8 @@ LIMIT :limit`
 		q = qAfter
 	}
 	var rows []contactRow
-	arg := map[string]any{"workspace_id": string(ws), "cursor": p.Cursor, "prefix": f.PhonePrefix, "limit": limit + 1}
+	arg := map[string]any{"workspace_id": string(ws), "cursor": p.Cursor, "prefix": f.PhonePrefix, "mode": f.Mode.String(),
+		"limit": limit + 1}
 	if err := s.selectAll(ctx, &rows, q, arg); err != nil {
 		return nil, "", s.fail("list contacts", err, nil)
 	}
@@ -256,8 +264,9 @@ func (s *Store) getContact(ctx context.Context, op, q string, arg any) (domain.C
 }
 
 // UpdateContact runs fn on the stored contact and stores the result,
-// atomically. The id, workspace and conversation do not change; a phone
-// number taken by another contact of the workspace is a conflict.
+// atomically. The id, workspace, mode and conversation do not change; a
+// phone number taken by another contact of the workspace and mode is a
+// conflict.
 func (s *Store) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error) {
 	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND id = :id`
 	return s.updateContact(ctx, q, map[string]any{"workspace_id": string(ws), "id": string(id)}, fn)
@@ -277,11 +286,11 @@ WHERE workspace_id = :workspace_id AND id = :id`
 		if c, err = ts.getContact(ctx, "update contact", qGet+ts.d.lockRows(), arg); err != nil {
 			return err
 		}
-		id, ws, conv := c.ID, c.Workspace, c.ConversationID
+		id, ws, mode, conv := c.ID, c.Workspace, c.Mode, c.ConversationID
 		if err := fn(&c); err != nil {
 			return err
 		}
-		c.ID, c.Workspace, c.ConversationID = id, ws, conv
+		c.ID, c.Workspace, c.Mode, c.ConversationID = id, ws, mode, conv
 		row, err := toContactRow(c)
 		if err == nil {
 			_, err = ts.exec(ctx, qUpdate, row)

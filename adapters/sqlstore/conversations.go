@@ -11,13 +11,13 @@ import (
 type entryRow struct {
 	ID             string     `db:"id"`
 	WorkspaceID    string     `db:"workspace_id"`
+	Mode           string     `db:"mode"`
 	ContactID      string     `db:"contact_id"`
 	ConversationID string     `db:"conversation_id"`
 	Direction      string     `db:"direction"`
 	Kind           string     `db:"kind"`
 	MessageID      nullString `db:"message_id"`
 	Status         nullString `db:"status"`
-	Mode           nullString `db:"mode"` // read only: the outbound entry's message's
 	Body           string     `db:"body"`
 	ProviderID     nullString `db:"provider_id"`
 	Payload        string     `db:"payload"`
@@ -43,7 +43,7 @@ func toEntryRow(e domain.Entry) (entryRow, error) {
 		}
 	}
 	return entryRow{
-		ID: string(e.ID), WorkspaceID: string(e.Workspace), ContactID: string(e.ContactID),
+		ID: string(e.ID), WorkspaceID: string(e.Workspace), Mode: e.Mode.String(), ContactID: string(e.ContactID),
 		ConversationID: string(e.ConversationID), Direction: e.Direction.String(), Kind: e.Kind,
 		MessageID: nullString(e.MessageID), Status: nullString(e.Status.String()), Body: e.Body,
 		ProviderID: nullString(e.ProviderID), Payload: e.Payload, Media: media, ReplyTo: nullString(e.ReplyTo),
@@ -60,7 +60,7 @@ func (r entryRow) toDomain() (domain.Entry, error) {
 	if err != nil {
 		return domain.Entry{}, err
 	}
-	mode, err := parseStored("key mode", string(r.Mode), domain.ParseKeyMode)
+	mode, err := parseStored("mode of entry "+r.ID, r.Mode, domain.ParseKeyMode)
 	if err != nil {
 		return domain.Entry{}, err
 	}
@@ -74,9 +74,9 @@ func (r entryRow) toDomain() (domain.Entry, error) {
 		media = &domain.Attachment{ID: a.ID, MimeType: a.MimeType, SHA256: a.SHA256, Filename: a.Filename}
 	}
 	return domain.Entry{
-		ID: domain.EntryID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID), ContactID: domain.ContactID(r.ContactID),
+		ID: domain.EntryID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID), Mode: mode, ContactID: domain.ContactID(r.ContactID),
 		ConversationID: domain.ConversationID(r.ConversationID), Direction: dir, Kind: r.Kind,
-		MessageID: domain.MessageID(r.MessageID), Status: status, Mode: mode, Body: r.Body,
+		MessageID: domain.MessageID(r.MessageID), Status: status, Body: r.Body,
 		ProviderID: string(r.ProviderID), Payload: r.Payload, Media: media, ReplyTo: domain.MessageID(r.ReplyTo),
 		CreatedAt: r.CreatedAt.time(),
 	}, nil
@@ -89,9 +89,9 @@ func (r entryRow) toDomain() (domain.Entry, error) {
 // stays usable; a duplicate entry id still fails the statement.
 func (s *Store) AppendEntries(ctx context.Context, es ...domain.Entry) error {
 	const q = `INSERT INTO conversation_entries
-    (id, workspace_id, contact_id, conversation_id, direction, kind, message_id, status, body, provider_id, payload,
+    (id, workspace_id, mode, contact_id, conversation_id, direction, kind, message_id, status, body, provider_id, payload,
      media, reply_to, created_at)
-VALUES (:id, :workspace_id, :contact_id, :conversation_id, :direction, :kind, :message_id, :status, :body,
+VALUES (:id, :workspace_id, :mode, :contact_id, :conversation_id, :direction, :kind, :message_id, :status, :body,
         :provider_id, :payload, :media, :reply_to, :created_at)
 ON CONFLICT (workspace_id, provider_id) WHERE provider_id IS NOT NULL DO NOTHING`
 	if len(es) == 0 {
@@ -115,20 +115,22 @@ ON CONFLICT (workspace_id, provider_id) WHERE provider_id IS NOT NULL DO NOTHING
 	return nil
 }
 
-// ListEntries returns one page of a contact's thread, newest first, and the
-// cursor of the next page (empty on the last). An outbound entry carries the
-// current status of its message and the mode of the key that sent it.
-func (s *Store) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p ports.Page) ([]domain.Entry, string, error) {
-	const q = `SELECT e.id, e.workspace_id, e.contact_id, e.conversation_id, e.direction, e.kind, e.message_id,
-       COALESCE(m.status, e.status) AS status, m.mode, e.body, e.provider_id, e.payload, e.media, e.reply_to, e.created_at
+// ListEntries returns one page of a contact's thread of mode (every mode
+// when zero), newest first, and the cursor of the next page (empty on the
+// last). An outbound entry carries the current status of its message.
+func (s *Store) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, mode domain.KeyMode, p ports.Page) ([]domain.Entry, string, error) {
+	const q = `SELECT e.id, e.workspace_id, e.mode, e.contact_id, e.conversation_id, e.direction, e.kind, e.message_id,
+       COALESCE(m.status, e.status) AS status, e.body, e.provider_id, e.payload, e.media, e.reply_to, e.created_at
 FROM conversation_entries e
 LEFT JOIN messages m ON m.id = e.message_id AND m.workspace_id = e.workspace_id
 WHERE e.workspace_id = :workspace_id AND e.contact_id = :contact_id AND (:cursor = '' OR e.id < :cursor)
+  AND (:mode = '' OR e.mode = :mode)
 ORDER BY e.id DESC
 LIMIT :limit`
 	limit := pageLimit(p)
 	var rows []entryRow
-	arg := map[string]any{"workspace_id": string(ws), "contact_id": string(contact), "cursor": p.Cursor, "limit": limit + 1}
+	arg := map[string]any{"workspace_id": string(ws), "contact_id": string(contact), "mode": mode.String(), "cursor": p.Cursor,
+		"limit": limit + 1}
 	if err := s.selectAll(ctx, &rows, q, arg); err != nil {
 		return nil, "", s.fail("list entries", err, nil)
 	}

@@ -29,10 +29,10 @@ type Dialect interface {
 	// the SELECT of due messages, or "".
 	claimPlan() string
 	// contactsByPhone is a query for the columns of the workspace's
-	// contacts with the numbers (sorted), in number order, locking them
-	// (PostgreSQL) in that order, with its arguments in "?" form (a
-	// driver's option for the query may come first).
-	contactsByPhone(columns, ws string, numbers []string) (string, []any, error)
+	// contacts of a mode with the numbers (sorted), in number order,
+	// locking them (PostgreSQL) in that order, with its arguments in "?"
+	// form (a driver's option for the query may come first).
+	contactsByPhone(columns, ws, mode string, numbers []string) (string, []any, error)
 	// unixMicros is an SQL expression for the time column as an integer
 	// number of microseconds since the Unix epoch.
 	unixMicros(column string) string

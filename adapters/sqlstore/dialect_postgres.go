@@ -46,12 +46,12 @@ func (postgresDialect) claimPlan() string { return "SET LOCAL enable_sort = off"
 // costs the same, scanned contacts_workspace and filtered each number
 // for as long as the session lasted. Planning takes 0.1 to 0.3 ms
 // (EXPLAIN ANALYZE), once per batch.
-func (postgresDialect) contactsByPhone(columns, ws string, numbers []string) (string, []any, error) {
+func (postgresDialect) contactsByPhone(columns, ws, mode string, numbers []string) (string, []any, error) {
 	q := `SELECT c.* FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS p (phone, n)
-CROSS JOIN LATERAL (SELECT ` + columns + ` FROM contacts WHERE workspace_id = ? AND phone_number = p.phone
+CROSS JOIN LATERAL (SELECT ` + columns + ` FROM contacts WHERE workspace_id = ? AND mode = ? AND phone_number = p.phone
 LIMIT 1 FOR UPDATE) AS c
 ORDER BY p.n`
-	return q, []any{pgx.QueryExecModeCacheDescribe, numbers, ws}, nil
+	return q, []any{pgx.QueryExecModeCacheDescribe, numbers, ws, mode}, nil
 }
 
 func (postgresDialect) unixMicros(column string) string {

@@ -31,9 +31,9 @@ func DeferForeignKeys(ctx context.Context, r ports.Repos) error {
 	return err
 }
 
-// ContactsByPhoneQuery is d's query for the workspace's contacts with the
-// numbers, in db's placeholder form.
-func ContactsByPhoneQuery(db *sqlx.DB, d Dialect, ws string, numbers []string) (string, []any, error) {
-	q, args, err := d.contactsByPhone(contactColumns, ws, numbers)
+// ContactsByPhoneQuery is d's query for the workspace's contacts of mode
+// with the numbers, in db's placeholder form.
+func ContactsByPhoneQuery(db *sqlx.DB, d Dialect, ws, mode string, numbers []string) (string, []any, error) {
+	q, args, err := d.contactsByPhone(contactColumns, ws, mode, numbers)
 	return db.Rebind(q), args, err
 }

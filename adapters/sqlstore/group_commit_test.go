@@ -84,7 +84,7 @@ func (f *groupFixture) contact() domain.Contact { return porttest.NewContact(f.t
 
 func (f *groupFixture) exists(c domain.Contact) bool {
 	f.t.Helper()
-	_, err := f.s.GetContactByPhone(context.Background(), f.ws, c.Phone)
+	_, err := f.s.GetContactByPhone(context.Background(), f.ws, c.Mode, c.Phone)
 	if err != nil && !errors.Is(err, domain.ErrContactNotFound) {
 		f.t.Fatalf("GetContactByPhone: %v", err)
 	}

@@ -121,7 +121,7 @@ VALUES (:version, :name, :applied_at)`, map[string]any{"version": v + 1, "name":
 		}
 	}
 	// One-microsecond intervals: each count's start is the backfilled time.
-	got, err := s.CountStatusTimeline(ctx, ws.ID, c.ID, time.Date(2024, 5, 6, 0, 0, 0, 0, time.UTC), porttest.Now(), time.Microsecond)
+	got, err := s.CountStatusTimeline(ctx, ws.ID, c.ID, domain.KeyMode{}, time.Date(2024, 5, 6, 0, 0, 0, 0, time.UTC), porttest.Now(), time.Microsecond)
 	if err != nil {
 		t.Fatalf("CountStatusTimeline: %v", err)
 	}
@@ -136,7 +136,7 @@ VALUES (:version, :name, :applied_at)`, map[string]any{"version": v + 1, "name":
 			t.Errorf("GetMessage of a message written before the migration: %v", err)
 		}
 	}
-	entries, _, err := s.ListEntries(ctx, ws.ID, ct.ID, ports.Page{})
+	entries, _, err := s.ListEntries(ctx, ws.ID, ct.ID, domain.KeyMode{}, ports.Page{})
 	if err != nil {
 		t.Fatalf("ListEntries: %v", err)
 	}

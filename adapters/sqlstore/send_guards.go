@@ -11,25 +11,31 @@ import (
 
 type idempotencyRow struct {
 	WorkspaceID string `db:"workspace_id"`
+	Mode        string `db:"mode"`
 	Key         string `db:"key"`
 	Fingerprint string `db:"fingerprint"`
 	MessageID   string `db:"message_id"`
 	CreatedAt   dbTime `db:"created_at"`
 }
 
-// FindIdempotencyRecord returns the workspace's record of key, if any.
-func (s *Store) FindIdempotencyRecord(ctx context.Context, ws domain.WorkspaceID, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error) {
-	const q = `SELECT workspace_id, key, fingerprint, message_id, created_at FROM idempotency_keys
-WHERE workspace_id = :workspace_id AND key = :key`
+// FindIdempotencyRecord returns the record of key in the workspace and
+// mode, if any.
+func (s *Store) FindIdempotencyRecord(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error) {
+	const q = `SELECT workspace_id, mode, key, fingerprint, message_id, created_at FROM idempotency_keys
+WHERE workspace_id = :workspace_id AND mode = :mode AND key = :key`
 	var row idempotencyRow
-	err := s.get(ctx, &row, q, map[string]any{"workspace_id": string(ws), "key": string(key)})
+	err := s.get(ctx, &row, q, map[string]any{"workspace_id": string(ws), "mode": mode.String(), "key": string(key)})
 	if errors.Is(err, sql.ErrNoRows) {
 		return domain.IdempotencyRecord{}, false, nil
 	}
 	if err != nil {
 		return domain.IdempotencyRecord{}, false, s.fail("find idempotency record", err, nil)
 	}
-	return domain.IdempotencyRecord{Workspace: domain.WorkspaceID(row.WorkspaceID), Key: domain.IdempotencyKey(row.Key),
+	m, err := parseStored("key mode", row.Mode, domain.ParseKeyMode)
+	if err != nil {
+		return domain.IdempotencyRecord{}, false, s.fail("find idempotency record", err, nil)
+	}
+	return domain.IdempotencyRecord{Workspace: domain.WorkspaceID(row.WorkspaceID), Mode: m, Key: domain.IdempotencyKey(row.Key),
 		Fingerprint: domain.Fingerprint(row.Fingerprint), Message: domain.MessageID(row.MessageID),
 		CreatedAt: row.CreatedAt.time()}, true, nil
 }
@@ -40,13 +46,13 @@ WHERE workspace_id = :workspace_id AND key = :key`
 // PostgreSQL a concurrent claim of the same key waits on the primary key
 // until the first transaction ends; nothing aborts the transaction.
 func (s *Store) ClaimIdempotencyKey(ctx context.Context, rec domain.IdempotencyRecord, staleBefore time.Time) error {
-	const q = `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, message_id, created_at)
-VALUES (:workspace_id, :key, :fingerprint, :message_id, :created_at)
-ON CONFLICT (workspace_id, key) DO UPDATE
+	const q = `INSERT INTO idempotency_keys (workspace_id, mode, key, fingerprint, message_id, created_at)
+VALUES (:workspace_id, :mode, :key, :fingerprint, :message_id, :created_at)
+ON CONFLICT (workspace_id, mode, key) DO UPDATE
 SET fingerprint = excluded.fingerprint, message_id = excluded.message_id, created_at = excluded.created_at
 WHERE idempotency_keys.created_at < :stale_before`
 	changed, err := s.execOne(ctx, q, map[string]any{
-		"workspace_id": string(rec.Workspace), "key": string(rec.Key), "fingerprint": string(rec.Fingerprint),
+		"workspace_id": string(rec.Workspace), "mode": rec.Mode.String(), "key": string(rec.Key), "fingerprint": string(rec.Fingerprint),
 		"message_id": string(rec.Message), "created_at": newDBTime(rec.CreatedAt), "stale_before": newDBTime(staleBefore),
 	})
 	if err != nil {

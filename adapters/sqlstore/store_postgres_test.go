@@ -122,7 +122,7 @@ func TestContactLookupProbesEachNumberPostgres(t *testing.T) {
 	for i := 1; i <= 17; i++ {
 		numbers = append(numbers, "+1415555"+strconv.Itoa(1000+i*100))
 	}
-	q, args, err := sqlstore.ContactsByPhoneQuery(db, sqlstore.Postgres(), "wsp_plan", numbers)
+	q, args, err := sqlstore.ContactsByPhoneQuery(db, sqlstore.Postgres(), "wsp_plan", "test", numbers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestContactLookupPlannedAsTheTableGrowsPostgres(t *testing.T) {
 		var found []domain.Contact
 		err := st.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
 			var err error
-			found, err = r.Contacts.FindContactsByPhone(ctx, "wsp_plan", phones)
+			found, err = r.Contacts.FindContactsByPhone(ctx, "wsp_plan", domain.ModeTest, phones)
 			return err
 		})
 		if err != nil {
@@ -211,9 +211,9 @@ func TestClaimReadsWhatItTakesPostgres(t *testing.T) {
 		`INSERT INTO campaigns (id, workspace_id, name, template_name, language, header_format, header_text, body,
     footer, placeholders, status, created_at, updated_at)
 VALUES ('cmp_q', 'wsp_q', 'q', 'tpl', 'en_US', 'none', '', 'Hi', '', '[]', 'active', now(), now())`,
-		`INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
+		`INSERT INTO contacts (id, workspace_id, mode, conversation_id, phone_number, name, email, attributes, tags,
     opted_out, created_at, updated_at)
-VALUES ('ctc_q', 'wsp_q', 'cnv_q', '+14155551000', '', '', '{}', '[]', false, now(), now())`,
+VALUES ('ctc_q', 'wsp_q', 'test', 'cnv_q', '+14155551000', '', '', '{}', '[]', false, now(), now())`,
 		`INSERT INTO messages (id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name,
     language, header_format, variables, media_header_url, rendered_body, status, history, created_at, updated_at,
     due_at, attempts)
@@ -272,20 +272,20 @@ func TestContactByPhoneReadsItsNumberPostgres(t *testing.T) {
 		`ALTER TABLE contacts SET (autovacuum_enabled = false)`,
 		`INSERT INTO workspaces (id, name, is_default, created_at) VALUES ('wsp_a', 'a', false, now()), ('wsp_b', 'b', false, now())`,
 		// Workspace b has the number looked up too.
-		`INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
+		`INSERT INTO contacts (id, workspace_id, mode, conversation_id, phone_number, name, email, attributes, tags,
     opted_out, created_at, updated_at)
-VALUES ('ctc_b', 'wsp_b', 'cnv_b', '+14155553000', 'b', '', '{}', '[]', false, now(), now())`,
+VALUES ('ctc_b', 'wsp_b', 'test', 'cnv_b', '+14155553000', 'b', '', '{}', '[]', false, now(), now())`,
 	)
 	insertContacts(t, db, "wsp_a", 1, 5)
 	// Past the five runs PostgreSQL plans for their values.
 	for i := range 10 {
-		if _, err := st.GetContactByPhone(ctx, "wsp_a", domain.MustPhoneNumber("+1415555"+strconv.Itoa(1001+i%5))); err != nil {
+		if _, err := st.GetContactByPhone(ctx, "wsp_a", domain.ModeTest, domain.MustPhoneNumber("+1415555"+strconv.Itoa(1001+i%5))); err != nil {
 			t.Fatalf("GetContactByPhone: %v", err)
 		}
 	}
 	insertContacts(t, db, "wsp_a", 6, 3000)
 	before := sessionCount(t, db, indexEntriesRead, "contacts")
-	got, err := st.GetContactByPhone(ctx, "wsp_a", domain.MustPhoneNumber("+14155553000"))
+	got, err := st.GetContactByPhone(ctx, "wsp_a", domain.ModeTest, domain.MustPhoneNumber("+14155553000"))
 	if err != nil || got.ID != "ctc_2000" {
 		t.Fatalf("GetContactByPhone = %s, %v; want workspace a's contact ctc_2000", got.ID, err)
 	}
@@ -299,9 +299,9 @@ VALUES ('ctc_b', 'wsp_b', 'cnv_b', '+14155553000', 'b', '', '{}', '[]', false, n
 // +1415555 followed by 1000+i, for i from first to last.
 func insertContacts(t *testing.T, db *sqlx.DB, ws string, first, last int) {
 	t.Helper()
-	q := `INSERT INTO contacts (id, workspace_id, conversation_id, phone_number, name, email, attributes, tags,
+	q := `INSERT INTO contacts (id, workspace_id, mode, conversation_id, phone_number, name, email, attributes, tags,
     opted_out, created_at, updated_at)
-SELECT 'ctc_' || i, $1, 'cnv_' || i, '+1415555' || (1000 + i), '', '', '{}', '[]', false, now(), now()
+SELECT 'ctc_' || i, $1, 'test', 'cnv_' || i, '+1415555' || (1000 + i), '', '', '{}', '[]', false, now(), now()
 FROM generate_series($2::int, $3::int) AS i`
 	if _, err := db.ExecContext(t.Context(), q, ws, first, last); err != nil {
 		t.Fatalf("insert contacts: %v", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/test/fakemeta"
+	"github.com/heraldhq/herald/test/testenv"
 )
 
 // cli runs herald in-process against one SQLite file.
@@ -254,6 +255,47 @@ func TestTemplateSyncCommands(t *testing.T) {
 	}
 	if fake.TemplateRequests() != 2 {
 		t.Errorf("%d template list requests, want one per sync", fake.TemplateRequests())
+	}
+}
+
+// TestTemplateSyncOnPostgresWithNUL: a template list from Meta with NUL in
+// a template's name and in another's body (PostgreSQL refuses NUL in text)
+// is stored whole: the NUL in the name becomes U+FFFD, the body with NUL is
+// a template Herald cannot send, and the other templates sync as usual. A
+// template name with NUL on the command line is refused as invalid.
+func TestTemplateSyncOnPostgresWithNUL(t *testing.T) {
+	t.Parallel()
+	fake := fakemeta.New(t)
+	fake.AddTemplate(fakemeta.Template{Name: "order_update", Language: "en_US", Status: "APPROVED", Body: "Order {{1}} ships"})
+	fake.AddTemplate(fakemeta.Template{Name: "bad\x00name", Language: "en_US", Status: "APPROVED", Body: "Hi"})
+	fake.AddTemplate(fakemeta.Template{Name: "nul_body", Language: "en_US", Status: "APPROVED", Body: "Hi\x00 {{1}}"})
+	c := &cli{t: t, env: envOf(map[string]string{"HERALD_DATABASE_URL": testenv.PostgresDatabase(t),
+		"HERALD_WHATSAPP_API_URL": fake.URL, "HERALD_WHATSAPP_ACCESS_TOKEN": fake.Token, "HERALD_WHATSAPP_WABA_ID": fake.WABAID})}
+	if code, _, errOut := c.run("migrate"); code != 0 {
+		t.Fatalf("migrate: exit %d %s", code, errOut)
+	}
+	var templates []struct{ Name, Status, Unsupported string }
+	c.json(&templates, "campaigns", "sync-templates")
+	got := map[string]string{}
+	for _, tm := range templates {
+		got[tm.Name] = tm.Unsupported
+	}
+	if len(templates) != 3 || got["order_update"] != "" || !strings.Contains(got["bad\uFFFDname"], "lowercase") ||
+		!strings.Contains(got["nul_body"], "NUL character") {
+		t.Fatalf("sync-templates: %+v", templates)
+	}
+	var camp struct{ ID, Status string }
+	c.json(&camp, "campaigns", "create", "--name", "Orders", "--template-name", "order_update", "--language", "en_US", "--activate")
+	if camp.Status != "active" {
+		t.Errorf("campaign from the synced template: %+v", camp)
+	}
+	if code, _, errOut := c.run("campaigns", "create", "--name", "N", "--template-name", "bad\x00name", "--language", "en_US"); code != 1 ||
+		!strings.Contains(errOut, "lowercase letters") {
+		t.Errorf("a template name with NUL: exit %d %q, want refused as invalid", code, errOut)
+	}
+	if code, _, errOut := c.run("campaigns", "create", "--name", "Or\x00ders", "--template-name", "order_update", "--language", "en_US"); code != 1 ||
+		!strings.Contains(errOut, "NUL character") {
+		t.Errorf("a campaign name with NUL: exit %d %q, want refused as invalid", code, errOut)
 	}
 }
 

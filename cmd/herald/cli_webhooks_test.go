@@ -17,6 +17,7 @@ import (
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/test/fakemeta"
+	"github.com/heraldhq/herald/test/testenv"
 )
 
 const (
@@ -84,7 +85,7 @@ func receive(t *testing.T, c *cli, bodies ...[]byte) []string {
 // replayed is one event of herald webhooks replay --json, every field as
 // printed; receivedAt is checked and then left out.
 func replayed(id string, applied bool, attempts int, errText string, counts map[string]int) map[string]any {
-	m := map[string]any{"id": id, "applied": applied, "attempts": float64(attempts), "error": nil}
+	m := map[string]any{"id": id, "applied": applied, "attempts": float64(attempts), "error": nil, "notApplied": []any{}}
 	if errText != "" {
 		m["error"] = errText
 	}
@@ -253,6 +254,33 @@ func TestWebhooksReplayExitsZeroWhenAllApply(t *testing.T) {
 	code, out, _ := c.run("webhooks", "replay", "--since", since)
 	if code != 0 || lastLine(out) != "2 event(s) replayed, 0 failed." || strings.Contains(out, "failed:") {
 		t.Errorf("webhooks replay --since: exit %d\n%s", code, out)
+	}
+}
+
+// TestWebhooksReplayOnPostgresWithNUL replays, on PostgreSQL, a stored
+// call whose first message holds NUL (which PostgreSQL refuses in text) and
+// whose second is a STOP from another number: the NUL becomes U+FFFD, and
+// the STOP is not lost with it.
+func TestWebhooksReplayOnPostgresWithNUL(t *testing.T) {
+	t.Parallel()
+	c := &cli{t: t, env: envOf(map[string]string{"HERALD_DATABASE_URL": testenv.PostgresDatabase(t)})}
+	at := time.Now().Truncate(time.Second)
+	ids := storeOnly(t, c, fakemeta.InboundPayload(hookWABA, hookPhone,
+		fakemeta.Inbound{From: "14155550100", ProfileName: "A\x00na", Type: "text", Text: "hello\x00world", At: at},
+		fakemeta.Inbound{From: "14155550101", ProfileName: "Bo", Type: "text", Text: "STOP", At: at}))
+	evs, _ := c.replay(0)
+	if d := cmp.Diff([]map[string]any{replayed(ids[0], true, 1, "", map[string]int{"inbound": 2, "optedOut": 1})}, evs); d != "" {
+		t.Errorf("replay (-want +got):\n%s", d)
+	}
+	st := openStore(t, c)
+	for phone, want := range map[string]bool{"+14155550100": false, "+14155550101": true} {
+		cs, err := st.ListContactsByPhone(context.Background(), domain.ModeLive, domain.MustPhoneNumber(phone))
+		if err != nil || len(cs) != 1 || cs[0].OptedOut != want {
+			t.Errorf("contacts with %s: %+v (%v), want one, opted out %v", phone, cs, err, want)
+		}
+		if phone == "+14155550100" && len(cs) == 1 && cs[0].ProfileName != "A\uFFFDna" {
+			t.Errorf("profile name %q, want A\uFFFDna", cs[0].ProfileName)
+		}
 	}
 }
 

@@ -21,6 +21,9 @@ type replayedJSON struct {
 	OptedOut   int     `json:"optedOut"`
 	OptedIn    int     `json:"optedIn"`
 	Templates  int     `json:"templates"`
+	// NotApplied lists the event's items that could not be applied, and
+	// why; the other items were.
+	NotApplied []string `json:"notApplied"`
 }
 
 // webhooksReplay applies stored webhook events again: those not applied yet,
@@ -55,7 +58,10 @@ func webhooksReplay(e env, args []string) error {
 			ev, rep := r.Event, r.Report
 			out[i] = replayedJSON{ID: string(ev.ID), ReceivedAt: ev.ReceivedAt.Format(time.RFC3339Nano), Applied: r.Err == nil,
 				Attempts: ev.Attempts, Statuses: rep.Statuses, Parked: rep.Parked, Inbound: rep.Inbound,
-				OptedOut: rep.OptedOut, OptedIn: rep.OptedIn, Templates: rep.Templates}
+				OptedOut: rep.OptedOut, OptedIn: rep.OptedIn, Templates: rep.Templates, NotApplied: rep.Failed}
+			if out[i].NotApplied == nil {
+				out[i].NotApplied = []string{}
+			}
 			if r.Err != nil {
 				failed++
 				s := r.Err.Error()
@@ -71,14 +77,22 @@ func webhooksReplay(e env, args []string) error {
 			fmt.Fprintln(tw, "EVENT\tRECEIVED\tOUTCOME\tSTATUSES\tPARKED\tINBOUND\tOPTED OUT\tOPTED IN\tTEMPLATES")
 			for _, r := range out {
 				outcome := "applied"
-				if r.Error != nil {
+				switch {
+				case r.Error != nil:
 					outcome = "failed: " + *r.Error
+				case len(r.NotApplied) > 0:
+					outcome = fmt.Sprintf("applied but %d item(s)", len(r.NotApplied))
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", r.ID, r.ReceivedAt, outcome,
 					r.Statuses, r.Parked, r.Inbound, r.OptedOut, r.OptedIn, r.Templates)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
+			}
+			for _, r := range out {
+				for _, item := range r.NotApplied {
+					fmt.Fprintf(e.stdout, "%s: not applied: %s\n", r.ID, item)
+				}
 			}
 			fmt.Fprintf(e.stdout, "%d event(s) replayed, %d failed.\n", len(out), failed)
 		}

@@ -23,19 +23,19 @@ var _ ports.ContactRepository = &ContactRepositoryMock{}
 //			CreateContactFunc: func(ctx context.Context, c domain.Contact) error {
 //				panic("mock out the CreateContact method")
 //			},
-//			FindContactsByPhoneFunc: func(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error) {
+//			FindContactsByPhoneFunc: func(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phones []domain.PhoneNumber) ([]domain.Contact, error) {
 //				panic("mock out the FindContactsByPhone method")
 //			},
 //			GetContactFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.Contact, error) {
 //				panic("mock out the GetContact method")
 //			},
-//			GetContactByPhoneFunc: func(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error) {
+//			GetContactByPhoneFunc: func(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phone domain.PhoneNumber) (domain.Contact, error) {
 //				panic("mock out the GetContactByPhone method")
 //			},
 //			ListContactsFunc: func(ctx context.Context, ws domain.WorkspaceID, f ports.ContactFilter, p ports.Page) ([]domain.Contact, string, error) {
 //				panic("mock out the ListContacts method")
 //			},
-//			ListContactsByPhoneFunc: func(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error) {
+//			ListContactsByPhoneFunc: func(ctx context.Context, mode domain.KeyMode, phone domain.PhoneNumber) ([]domain.Contact, error) {
 //				panic("mock out the ListContactsByPhone method")
 //			},
 //			SaveContactsFunc: func(ctx context.Context, cs ...domain.Contact) error {
@@ -55,19 +55,19 @@ type ContactRepositoryMock struct {
 	CreateContactFunc func(ctx context.Context, c domain.Contact) error
 
 	// FindContactsByPhoneFunc mocks the FindContactsByPhone method.
-	FindContactsByPhoneFunc func(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error)
+	FindContactsByPhoneFunc func(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phones []domain.PhoneNumber) ([]domain.Contact, error)
 
 	// GetContactFunc mocks the GetContact method.
 	GetContactFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.Contact, error)
 
 	// GetContactByPhoneFunc mocks the GetContactByPhone method.
-	GetContactByPhoneFunc func(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error)
+	GetContactByPhoneFunc func(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phone domain.PhoneNumber) (domain.Contact, error)
 
 	// ListContactsFunc mocks the ListContacts method.
 	ListContactsFunc func(ctx context.Context, ws domain.WorkspaceID, f ports.ContactFilter, p ports.Page) ([]domain.Contact, string, error)
 
 	// ListContactsByPhoneFunc mocks the ListContactsByPhone method.
-	ListContactsByPhoneFunc func(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error)
+	ListContactsByPhoneFunc func(ctx context.Context, mode domain.KeyMode, phone domain.PhoneNumber) ([]domain.Contact, error)
 
 	// SaveContactsFunc mocks the SaveContacts method.
 	SaveContactsFunc func(ctx context.Context, cs ...domain.Contact) error
@@ -90,6 +90,8 @@ type ContactRepositoryMock struct {
 			Ctx context.Context
 			// Ws is the ws argument value.
 			Ws domain.WorkspaceID
+			// Mode is the mode argument value.
+			Mode domain.KeyMode
 			// Phones is the phones argument value.
 			Phones []domain.PhoneNumber
 		}
@@ -108,6 +110,8 @@ type ContactRepositoryMock struct {
 			Ctx context.Context
 			// Ws is the ws argument value.
 			Ws domain.WorkspaceID
+			// Mode is the mode argument value.
+			Mode domain.KeyMode
 			// Phone is the phone argument value.
 			Phone domain.PhoneNumber
 		}
@@ -126,6 +130,8 @@ type ContactRepositoryMock struct {
 		ListContactsByPhone []struct {
 			// Ctx is the ctx argument value.
 			Ctx context.Context
+			// Mode is the mode argument value.
+			Mode domain.KeyMode
 			// Phone is the phone argument value.
 			Phone domain.PhoneNumber
 		}
@@ -195,23 +201,25 @@ func (mock *ContactRepositoryMock) CreateContactCalls() []struct {
 }
 
 // FindContactsByPhone calls FindContactsByPhoneFunc.
-func (mock *ContactRepositoryMock) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, phones []domain.PhoneNumber) ([]domain.Contact, error) {
+func (mock *ContactRepositoryMock) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phones []domain.PhoneNumber) ([]domain.Contact, error) {
 	if mock.FindContactsByPhoneFunc == nil {
 		panic("ContactRepositoryMock.FindContactsByPhoneFunc: method is nil but ContactRepository.FindContactsByPhone was just called")
 	}
 	callInfo := struct {
 		Ctx    context.Context
 		Ws     domain.WorkspaceID
+		Mode   domain.KeyMode
 		Phones []domain.PhoneNumber
 	}{
 		Ctx:    ctx,
 		Ws:     ws,
+		Mode:   mode,
 		Phones: phones,
 	}
 	mock.lockFindContactsByPhone.Lock()
 	mock.calls.FindContactsByPhone = append(mock.calls.FindContactsByPhone, callInfo)
 	mock.lockFindContactsByPhone.Unlock()
-	return mock.FindContactsByPhoneFunc(ctx, ws, phones)
+	return mock.FindContactsByPhoneFunc(ctx, ws, mode, phones)
 }
 
 // FindContactsByPhoneCalls gets all the calls that were made to FindContactsByPhone.
@@ -221,11 +229,13 @@ func (mock *ContactRepositoryMock) FindContactsByPhone(ctx context.Context, ws d
 func (mock *ContactRepositoryMock) FindContactsByPhoneCalls() []struct {
 	Ctx    context.Context
 	Ws     domain.WorkspaceID
+	Mode   domain.KeyMode
 	Phones []domain.PhoneNumber
 } {
 	var calls []struct {
 		Ctx    context.Context
 		Ws     domain.WorkspaceID
+		Mode   domain.KeyMode
 		Phones []domain.PhoneNumber
 	}
 	mock.lockFindContactsByPhone.RLock()
@@ -275,23 +285,25 @@ func (mock *ContactRepositoryMock) GetContactCalls() []struct {
 }
 
 // GetContactByPhone calls GetContactByPhoneFunc.
-func (mock *ContactRepositoryMock) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, phone domain.PhoneNumber) (domain.Contact, error) {
+func (mock *ContactRepositoryMock) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phone domain.PhoneNumber) (domain.Contact, error) {
 	if mock.GetContactByPhoneFunc == nil {
 		panic("ContactRepositoryMock.GetContactByPhoneFunc: method is nil but ContactRepository.GetContactByPhone was just called")
 	}
 	callInfo := struct {
 		Ctx   context.Context
 		Ws    domain.WorkspaceID
+		Mode  domain.KeyMode
 		Phone domain.PhoneNumber
 	}{
 		Ctx:   ctx,
 		Ws:    ws,
+		Mode:  mode,
 		Phone: phone,
 	}
 	mock.lockGetContactByPhone.Lock()
 	mock.calls.GetContactByPhone = append(mock.calls.GetContactByPhone, callInfo)
 	mock.lockGetContactByPhone.Unlock()
-	return mock.GetContactByPhoneFunc(ctx, ws, phone)
+	return mock.GetContactByPhoneFunc(ctx, ws, mode, phone)
 }
 
 // GetContactByPhoneCalls gets all the calls that were made to GetContactByPhone.
@@ -301,11 +313,13 @@ func (mock *ContactRepositoryMock) GetContactByPhone(ctx context.Context, ws dom
 func (mock *ContactRepositoryMock) GetContactByPhoneCalls() []struct {
 	Ctx   context.Context
 	Ws    domain.WorkspaceID
+	Mode  domain.KeyMode
 	Phone domain.PhoneNumber
 } {
 	var calls []struct {
 		Ctx   context.Context
 		Ws    domain.WorkspaceID
+		Mode  domain.KeyMode
 		Phone domain.PhoneNumber
 	}
 	mock.lockGetContactByPhone.RLock()
@@ -359,21 +373,23 @@ func (mock *ContactRepositoryMock) ListContactsCalls() []struct {
 }
 
 // ListContactsByPhone calls ListContactsByPhoneFunc.
-func (mock *ContactRepositoryMock) ListContactsByPhone(ctx context.Context, phone domain.PhoneNumber) ([]domain.Contact, error) {
+func (mock *ContactRepositoryMock) ListContactsByPhone(ctx context.Context, mode domain.KeyMode, phone domain.PhoneNumber) ([]domain.Contact, error) {
 	if mock.ListContactsByPhoneFunc == nil {
 		panic("ContactRepositoryMock.ListContactsByPhoneFunc: method is nil but ContactRepository.ListContactsByPhone was just called")
 	}
 	callInfo := struct {
 		Ctx   context.Context
+		Mode  domain.KeyMode
 		Phone domain.PhoneNumber
 	}{
 		Ctx:   ctx,
+		Mode:  mode,
 		Phone: phone,
 	}
 	mock.lockListContactsByPhone.Lock()
 	mock.calls.ListContactsByPhone = append(mock.calls.ListContactsByPhone, callInfo)
 	mock.lockListContactsByPhone.Unlock()
-	return mock.ListContactsByPhoneFunc(ctx, phone)
+	return mock.ListContactsByPhoneFunc(ctx, mode, phone)
 }
 
 // ListContactsByPhoneCalls gets all the calls that were made to ListContactsByPhone.
@@ -382,10 +398,12 @@ func (mock *ContactRepositoryMock) ListContactsByPhone(ctx context.Context, phon
 //	len(mockedContactRepository.ListContactsByPhoneCalls())
 func (mock *ContactRepositoryMock) ListContactsByPhoneCalls() []struct {
 	Ctx   context.Context
+	Mode  domain.KeyMode
 	Phone domain.PhoneNumber
 } {
 	var calls []struct {
 		Ctx   context.Context
+		Mode  domain.KeyMode
 		Phone domain.PhoneNumber
 	}
 	mock.lockListContactsByPhone.RLock()

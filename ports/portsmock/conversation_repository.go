@@ -23,7 +23,7 @@ var _ ports.ConversationRepository = &ConversationRepositoryMock{}
 //			AppendEntriesFunc: func(ctx context.Context, es ...domain.Entry) error {
 //				panic("mock out the AppendEntries method")
 //			},
-//			ListEntriesFunc: func(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p ports.Page) ([]domain.Entry, string, error) {
+//			ListEntriesFunc: func(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, mode domain.KeyMode, p ports.Page) ([]domain.Entry, string, error) {
 //				panic("mock out the ListEntries method")
 //			},
 //		}
@@ -37,7 +37,7 @@ type ConversationRepositoryMock struct {
 	AppendEntriesFunc func(ctx context.Context, es ...domain.Entry) error
 
 	// ListEntriesFunc mocks the ListEntries method.
-	ListEntriesFunc func(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p ports.Page) ([]domain.Entry, string, error)
+	ListEntriesFunc func(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, mode domain.KeyMode, p ports.Page) ([]domain.Entry, string, error)
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -56,6 +56,8 @@ type ConversationRepositoryMock struct {
 			Ws domain.WorkspaceID
 			// Contact is the contact argument value.
 			Contact domain.ContactID
+			// Mode is the mode argument value.
+			Mode domain.KeyMode
 			// P is the p argument value.
 			P ports.Page
 		}
@@ -101,7 +103,7 @@ func (mock *ConversationRepositoryMock) AppendEntriesCalls() []struct {
 }
 
 // ListEntries calls ListEntriesFunc.
-func (mock *ConversationRepositoryMock) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, p ports.Page) ([]domain.Entry, string, error) {
+func (mock *ConversationRepositoryMock) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, mode domain.KeyMode, p ports.Page) ([]domain.Entry, string, error) {
 	if mock.ListEntriesFunc == nil {
 		panic("ConversationRepositoryMock.ListEntriesFunc: method is nil but ConversationRepository.ListEntries was just called")
 	}
@@ -109,17 +111,19 @@ func (mock *ConversationRepositoryMock) ListEntries(ctx context.Context, ws doma
 		Ctx     context.Context
 		Ws      domain.WorkspaceID
 		Contact domain.ContactID
+		Mode    domain.KeyMode
 		P       ports.Page
 	}{
 		Ctx:     ctx,
 		Ws:      ws,
 		Contact: contact,
+		Mode:    mode,
 		P:       p,
 	}
 	mock.lockListEntries.Lock()
 	mock.calls.ListEntries = append(mock.calls.ListEntries, callInfo)
 	mock.lockListEntries.Unlock()
-	return mock.ListEntriesFunc(ctx, ws, contact, p)
+	return mock.ListEntriesFunc(ctx, ws, contact, mode, p)
 }
 
 // ListEntriesCalls gets all the calls that were made to ListEntries.
@@ -130,12 +134,14 @@ func (mock *ConversationRepositoryMock) ListEntriesCalls() []struct {
 	Ctx     context.Context
 	Ws      domain.WorkspaceID
 	Contact domain.ContactID
+	Mode    domain.KeyMode
 	P       ports.Page
 } {
 	var calls []struct {
 		Ctx     context.Context
 		Ws      domain.WorkspaceID
 		Contact domain.ContactID
+		Mode    domain.KeyMode
 		P       ports.Page
 	}
 	mock.lockListEntries.RLock()

@@ -24,7 +24,7 @@ var _ ports.IdempotencyRepository = &IdempotencyRepositoryMock{}
 //			ClaimIdempotencyKeyFunc: func(ctx context.Context, rec domain.IdempotencyRecord, staleBefore time.Time) error {
 //				panic("mock out the ClaimIdempotencyKey method")
 //			},
-//			FindIdempotencyRecordFunc: func(ctx context.Context, ws domain.WorkspaceID, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error) {
+//			FindIdempotencyRecordFunc: func(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error) {
 //				panic("mock out the FindIdempotencyRecord method")
 //			},
 //			PurgeIdempotencyRecordsFunc: func(ctx context.Context, before time.Time) (int, error) {
@@ -41,7 +41,7 @@ type IdempotencyRepositoryMock struct {
 	ClaimIdempotencyKeyFunc func(ctx context.Context, rec domain.IdempotencyRecord, staleBefore time.Time) error
 
 	// FindIdempotencyRecordFunc mocks the FindIdempotencyRecord method.
-	FindIdempotencyRecordFunc func(ctx context.Context, ws domain.WorkspaceID, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error)
+	FindIdempotencyRecordFunc func(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error)
 
 	// PurgeIdempotencyRecordsFunc mocks the PurgeIdempotencyRecords method.
 	PurgeIdempotencyRecordsFunc func(ctx context.Context, before time.Time) (int, error)
@@ -63,6 +63,8 @@ type IdempotencyRepositoryMock struct {
 			Ctx context.Context
 			// Ws is the ws argument value.
 			Ws domain.WorkspaceID
+			// Mode is the mode argument value.
+			Mode domain.KeyMode
 			// Key is the key argument value.
 			Key domain.IdempotencyKey
 		}
@@ -120,23 +122,25 @@ func (mock *IdempotencyRepositoryMock) ClaimIdempotencyKeyCalls() []struct {
 }
 
 // FindIdempotencyRecord calls FindIdempotencyRecordFunc.
-func (mock *IdempotencyRepositoryMock) FindIdempotencyRecord(ctx context.Context, ws domain.WorkspaceID, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error) {
+func (mock *IdempotencyRepositoryMock) FindIdempotencyRecord(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, key domain.IdempotencyKey) (domain.IdempotencyRecord, bool, error) {
 	if mock.FindIdempotencyRecordFunc == nil {
 		panic("IdempotencyRepositoryMock.FindIdempotencyRecordFunc: method is nil but IdempotencyRepository.FindIdempotencyRecord was just called")
 	}
 	callInfo := struct {
-		Ctx context.Context
-		Ws  domain.WorkspaceID
-		Key domain.IdempotencyKey
+		Ctx  context.Context
+		Ws   domain.WorkspaceID
+		Mode domain.KeyMode
+		Key  domain.IdempotencyKey
 	}{
-		Ctx: ctx,
-		Ws:  ws,
-		Key: key,
+		Ctx:  ctx,
+		Ws:   ws,
+		Mode: mode,
+		Key:  key,
 	}
 	mock.lockFindIdempotencyRecord.Lock()
 	mock.calls.FindIdempotencyRecord = append(mock.calls.FindIdempotencyRecord, callInfo)
 	mock.lockFindIdempotencyRecord.Unlock()
-	return mock.FindIdempotencyRecordFunc(ctx, ws, key)
+	return mock.FindIdempotencyRecordFunc(ctx, ws, mode, key)
 }
 
 // FindIdempotencyRecordCalls gets all the calls that were made to FindIdempotencyRecord.
@@ -144,14 +148,16 @@ func (mock *IdempotencyRepositoryMock) FindIdempotencyRecord(ctx context.Context
 //
 //	len(mockedIdempotencyRepository.FindIdempotencyRecordCalls())
 func (mock *IdempotencyRepositoryMock) FindIdempotencyRecordCalls() []struct {
-	Ctx context.Context
-	Ws  domain.WorkspaceID
-	Key domain.IdempotencyKey
+	Ctx  context.Context
+	Ws   domain.WorkspaceID
+	Mode domain.KeyMode
+	Key  domain.IdempotencyKey
 } {
 	var calls []struct {
-		Ctx context.Context
-		Ws  domain.WorkspaceID
-		Key domain.IdempotencyKey
+		Ctx  context.Context
+		Ws   domain.WorkspaceID
+		Mode domain.KeyMode
+		Key  domain.IdempotencyKey
 	}
 	mock.lockFindIdempotencyRecord.RLock()
 	calls = mock.calls.FindIdempotencyRecord

@@ -21,16 +21,13 @@ var _ ports.MessageRepository = &MessageRepositoryMock{}
 //
 //		// make and configure a mocked ports.MessageRepository
 //		mockedMessageRepository := &MessageRepositoryMock{
-//			CountFailuresByCodeFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error) {
+//			CountFailuresByCodeFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[int]int, error) {
 //				panic("mock out the CountFailuresByCode method")
 //			},
-//			CountMessagesByModeFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error) {
-//				panic("mock out the CountMessagesByMode method")
-//			},
-//			CountMessagesByStatusFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error) {
+//			CountMessagesByStatusFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.MessageStatus]int, error) {
 //				panic("mock out the CountMessagesByStatus method")
 //			},
-//			CountStatusTimelineFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from time.Time, to time.Time, interval time.Duration) ([]domain.StatusCount, error) {
+//			CountStatusTimelineFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode, from time.Time, to time.Time, interval time.Duration) ([]domain.StatusCount, error) {
 //				panic("mock out the CountStatusTimeline method")
 //			},
 //			CreateMessagesFunc: func(ctx context.Context, ms ...domain.Message) error {
@@ -65,16 +62,13 @@ var _ ports.MessageRepository = &MessageRepositoryMock{}
 //	}
 type MessageRepositoryMock struct {
 	// CountFailuresByCodeFunc mocks the CountFailuresByCode method.
-	CountFailuresByCodeFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error)
-
-	// CountMessagesByModeFunc mocks the CountMessagesByMode method.
-	CountMessagesByModeFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error)
+	CountFailuresByCodeFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[int]int, error)
 
 	// CountMessagesByStatusFunc mocks the CountMessagesByStatus method.
-	CountMessagesByStatusFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error)
+	CountMessagesByStatusFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.MessageStatus]int, error)
 
 	// CountStatusTimelineFunc mocks the CountStatusTimeline method.
-	CountStatusTimelineFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from time.Time, to time.Time, interval time.Duration) ([]domain.StatusCount, error)
+	CountStatusTimelineFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode, from time.Time, to time.Time, interval time.Duration) ([]domain.StatusCount, error)
 
 	// CreateMessagesFunc mocks the CreateMessages method.
 	CreateMessagesFunc func(ctx context.Context, ms ...domain.Message) error
@@ -110,15 +104,8 @@ type MessageRepositoryMock struct {
 			Ws domain.WorkspaceID
 			// ID is the id argument value.
 			ID domain.CampaignID
-		}
-		// CountMessagesByMode holds details about calls to the CountMessagesByMode method.
-		CountMessagesByMode []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// Ws is the ws argument value.
-			Ws domain.WorkspaceID
-			// ID is the id argument value.
-			ID domain.CampaignID
+			// Mode is the mode argument value.
+			Mode domain.KeyMode
 		}
 		// CountMessagesByStatus holds details about calls to the CountMessagesByStatus method.
 		CountMessagesByStatus []struct {
@@ -128,6 +115,8 @@ type MessageRepositoryMock struct {
 			Ws domain.WorkspaceID
 			// ID is the id argument value.
 			ID domain.CampaignID
+			// Mode is the mode argument value.
+			Mode domain.KeyMode
 		}
 		// CountStatusTimeline holds details about calls to the CountStatusTimeline method.
 		CountStatusTimeline []struct {
@@ -137,6 +126,8 @@ type MessageRepositoryMock struct {
 			Ws domain.WorkspaceID
 			// ID is the id argument value.
 			ID domain.CampaignID
+			// Mode is the mode argument value.
+			Mode domain.KeyMode
 			// From is the from argument value.
 			From time.Time
 			// To is the to argument value.
@@ -216,7 +207,6 @@ type MessageRepositoryMock struct {
 		}
 	}
 	lockCountFailuresByCode   sync.RWMutex
-	lockCountMessagesByMode   sync.RWMutex
 	lockCountMessagesByStatus sync.RWMutex
 	lockCountStatusTimeline   sync.RWMutex
 	lockCreateMessages        sync.RWMutex
@@ -230,23 +220,25 @@ type MessageRepositoryMock struct {
 }
 
 // CountFailuresByCode calls CountFailuresByCodeFunc.
-func (mock *MessageRepositoryMock) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[int]int, error) {
+func (mock *MessageRepositoryMock) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[int]int, error) {
 	if mock.CountFailuresByCodeFunc == nil {
 		panic("MessageRepositoryMock.CountFailuresByCodeFunc: method is nil but MessageRepository.CountFailuresByCode was just called")
 	}
 	callInfo := struct {
-		Ctx context.Context
-		Ws  domain.WorkspaceID
-		ID  domain.CampaignID
+		Ctx  context.Context
+		Ws   domain.WorkspaceID
+		ID   domain.CampaignID
+		Mode domain.KeyMode
 	}{
-		Ctx: ctx,
-		Ws:  ws,
-		ID:  id,
+		Ctx:  ctx,
+		Ws:   ws,
+		ID:   id,
+		Mode: mode,
 	}
 	mock.lockCountFailuresByCode.Lock()
 	mock.calls.CountFailuresByCode = append(mock.calls.CountFailuresByCode, callInfo)
 	mock.lockCountFailuresByCode.Unlock()
-	return mock.CountFailuresByCodeFunc(ctx, ws, id)
+	return mock.CountFailuresByCodeFunc(ctx, ws, id, mode)
 }
 
 // CountFailuresByCodeCalls gets all the calls that were made to CountFailuresByCode.
@@ -254,14 +246,16 @@ func (mock *MessageRepositoryMock) CountFailuresByCode(ctx context.Context, ws d
 //
 //	len(mockedMessageRepository.CountFailuresByCodeCalls())
 func (mock *MessageRepositoryMock) CountFailuresByCodeCalls() []struct {
-	Ctx context.Context
-	Ws  domain.WorkspaceID
-	ID  domain.CampaignID
+	Ctx  context.Context
+	Ws   domain.WorkspaceID
+	ID   domain.CampaignID
+	Mode domain.KeyMode
 } {
 	var calls []struct {
-		Ctx context.Context
-		Ws  domain.WorkspaceID
-		ID  domain.CampaignID
+		Ctx  context.Context
+		Ws   domain.WorkspaceID
+		ID   domain.CampaignID
+		Mode domain.KeyMode
 	}
 	mock.lockCountFailuresByCode.RLock()
 	calls = mock.calls.CountFailuresByCode
@@ -269,64 +263,26 @@ func (mock *MessageRepositoryMock) CountFailuresByCodeCalls() []struct {
 	return calls
 }
 
-// CountMessagesByMode calls CountMessagesByModeFunc.
-func (mock *MessageRepositoryMock) CountMessagesByMode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.KeyMode]map[domain.MessageStatus]int, error) {
-	if mock.CountMessagesByModeFunc == nil {
-		panic("MessageRepositoryMock.CountMessagesByModeFunc: method is nil but MessageRepository.CountMessagesByMode was just called")
-	}
-	callInfo := struct {
-		Ctx context.Context
-		Ws  domain.WorkspaceID
-		ID  domain.CampaignID
-	}{
-		Ctx: ctx,
-		Ws:  ws,
-		ID:  id,
-	}
-	mock.lockCountMessagesByMode.Lock()
-	mock.calls.CountMessagesByMode = append(mock.calls.CountMessagesByMode, callInfo)
-	mock.lockCountMessagesByMode.Unlock()
-	return mock.CountMessagesByModeFunc(ctx, ws, id)
-}
-
-// CountMessagesByModeCalls gets all the calls that were made to CountMessagesByMode.
-// Check the length with:
-//
-//	len(mockedMessageRepository.CountMessagesByModeCalls())
-func (mock *MessageRepositoryMock) CountMessagesByModeCalls() []struct {
-	Ctx context.Context
-	Ws  domain.WorkspaceID
-	ID  domain.CampaignID
-} {
-	var calls []struct {
-		Ctx context.Context
-		Ws  domain.WorkspaceID
-		ID  domain.CampaignID
-	}
-	mock.lockCountMessagesByMode.RLock()
-	calls = mock.calls.CountMessagesByMode
-	mock.lockCountMessagesByMode.RUnlock()
-	return calls
-}
-
 // CountMessagesByStatus calls CountMessagesByStatusFunc.
-func (mock *MessageRepositoryMock) CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (map[domain.MessageStatus]int, error) {
+func (mock *MessageRepositoryMock) CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.MessageStatus]int, error) {
 	if mock.CountMessagesByStatusFunc == nil {
 		panic("MessageRepositoryMock.CountMessagesByStatusFunc: method is nil but MessageRepository.CountMessagesByStatus was just called")
 	}
 	callInfo := struct {
-		Ctx context.Context
-		Ws  domain.WorkspaceID
-		ID  domain.CampaignID
+		Ctx  context.Context
+		Ws   domain.WorkspaceID
+		ID   domain.CampaignID
+		Mode domain.KeyMode
 	}{
-		Ctx: ctx,
-		Ws:  ws,
-		ID:  id,
+		Ctx:  ctx,
+		Ws:   ws,
+		ID:   id,
+		Mode: mode,
 	}
 	mock.lockCountMessagesByStatus.Lock()
 	mock.calls.CountMessagesByStatus = append(mock.calls.CountMessagesByStatus, callInfo)
 	mock.lockCountMessagesByStatus.Unlock()
-	return mock.CountMessagesByStatusFunc(ctx, ws, id)
+	return mock.CountMessagesByStatusFunc(ctx, ws, id, mode)
 }
 
 // CountMessagesByStatusCalls gets all the calls that were made to CountMessagesByStatus.
@@ -334,14 +290,16 @@ func (mock *MessageRepositoryMock) CountMessagesByStatus(ctx context.Context, ws
 //
 //	len(mockedMessageRepository.CountMessagesByStatusCalls())
 func (mock *MessageRepositoryMock) CountMessagesByStatusCalls() []struct {
-	Ctx context.Context
-	Ws  domain.WorkspaceID
-	ID  domain.CampaignID
+	Ctx  context.Context
+	Ws   domain.WorkspaceID
+	ID   domain.CampaignID
+	Mode domain.KeyMode
 } {
 	var calls []struct {
-		Ctx context.Context
-		Ws  domain.WorkspaceID
-		ID  domain.CampaignID
+		Ctx  context.Context
+		Ws   domain.WorkspaceID
+		ID   domain.CampaignID
+		Mode domain.KeyMode
 	}
 	mock.lockCountMessagesByStatus.RLock()
 	calls = mock.calls.CountMessagesByStatus
@@ -350,7 +308,7 @@ func (mock *MessageRepositoryMock) CountMessagesByStatusCalls() []struct {
 }
 
 // CountStatusTimeline calls CountStatusTimelineFunc.
-func (mock *MessageRepositoryMock) CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, from time.Time, to time.Time, interval time.Duration) ([]domain.StatusCount, error) {
+func (mock *MessageRepositoryMock) CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode, from time.Time, to time.Time, interval time.Duration) ([]domain.StatusCount, error) {
 	if mock.CountStatusTimelineFunc == nil {
 		panic("MessageRepositoryMock.CountStatusTimelineFunc: method is nil but MessageRepository.CountStatusTimeline was just called")
 	}
@@ -358,6 +316,7 @@ func (mock *MessageRepositoryMock) CountStatusTimeline(ctx context.Context, ws d
 		Ctx      context.Context
 		Ws       domain.WorkspaceID
 		ID       domain.CampaignID
+		Mode     domain.KeyMode
 		From     time.Time
 		To       time.Time
 		Interval time.Duration
@@ -365,6 +324,7 @@ func (mock *MessageRepositoryMock) CountStatusTimeline(ctx context.Context, ws d
 		Ctx:      ctx,
 		Ws:       ws,
 		ID:       id,
+		Mode:     mode,
 		From:     from,
 		To:       to,
 		Interval: interval,
@@ -372,7 +332,7 @@ func (mock *MessageRepositoryMock) CountStatusTimeline(ctx context.Context, ws d
 	mock.lockCountStatusTimeline.Lock()
 	mock.calls.CountStatusTimeline = append(mock.calls.CountStatusTimeline, callInfo)
 	mock.lockCountStatusTimeline.Unlock()
-	return mock.CountStatusTimelineFunc(ctx, ws, id, from, to, interval)
+	return mock.CountStatusTimelineFunc(ctx, ws, id, mode, from, to, interval)
 }
 
 // CountStatusTimelineCalls gets all the calls that were made to CountStatusTimeline.
@@ -383,6 +343,7 @@ func (mock *MessageRepositoryMock) CountStatusTimelineCalls() []struct {
 	Ctx      context.Context
 	Ws       domain.WorkspaceID
 	ID       domain.CampaignID
+	Mode     domain.KeyMode
 	From     time.Time
 	To       time.Time
 	Interval time.Duration
@@ -391,6 +352,7 @@ func (mock *MessageRepositoryMock) CountStatusTimelineCalls() []struct {
 		Ctx      context.Context
 		Ws       domain.WorkspaceID
 		ID       domain.CampaignID
+		Mode     domain.KeyMode
 		From     time.Time
 		To       time.Time
 		Interval time.Duration

@@ -154,8 +154,8 @@ func NewAccount() string { return NewID("waba") }
 // isolate the campaigns that use it.
 func NewTemplateName() string { return NewID("tpl") }
 
-// NewContact returns a contact in ws with a random phone number, a name, an
-// email address, attributes and tags, not yet stored.
+// NewContact returns a test contact in ws with a random phone number, a
+// name, an email address, attributes and tags, not yet stored.
 func NewContact(t testing.TB, ws domain.WorkspaceID) domain.Contact {
 	t.Helper()
 	return newContactWithPhone(t, ws, RandomPhone())
@@ -165,7 +165,7 @@ func newContactWithPhone(t testing.TB, ws domain.WorkspaceID, phone domain.Phone
 	t.Helper()
 	now := Now()
 	c := domain.NewContact(domain.ContactID(NewID(domain.PrefixContact)),
-		domain.ConversationID(NewID(domain.PrefixConversation)), ws, phone, now)
+		domain.ConversationID(NewID(domain.PrefixConversation)), ws, domain.ModeTest, phone, now)
 	name, email := "Asha Rao", "asha@example.com"
 	err := c.ApplySync(domain.ContactSync{
 		Name: &name, Email: &email,
@@ -179,14 +179,15 @@ func newContactWithPhone(t testing.TB, ws domain.WorkspaceID, phone domain.Phone
 }
 
 // NewMessage returns a queued message of campaign c to contact ct, sent with
-// a test key, not yet stored. The campaign must use NewTemplate.
+// a key of the contact's mode, not yet stored. The campaign must use
+// NewTemplate.
 func NewMessage(t testing.TB, c domain.Campaign, ct domain.Contact) domain.Message {
 	t.Helper()
 	prep, err := c.Prepare([]string{"Asha", "A-1001"}, "", domain.MediaPolicy{})
 	if err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}
-	p := domain.Principal{Workspace: c.Workspace, Key: domain.KeyID(NewID(domain.PrefixKey)), Mode: domain.ModeTest}
+	p := domain.Principal{Workspace: c.Workspace, Key: domain.KeyID(NewID(domain.PrefixKey)), Mode: ct.Mode}
 	return domain.NewMessage(domain.MessageID(NewID(domain.PrefixMessage)), c, ct, p, prep, Now())
 }
 

@@ -72,6 +72,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Contacts", contactTests},
 		{"Messages", messageTests},
 		{"Conversations", conversationTests},
+		{"Modes", modeTests},
 		{"Webhooks", webhookTests},
 		{"SendGuards", sendGuardTests},
 		{"Operators", operatorTests},

@@ -40,7 +40,7 @@ func testContactRoundTrip(t *testing.T, s Store) {
 		t.Fatalf("the full contact lacks a field the round trip must cover: %+v", full)
 	}
 	bare := domain.NewContact(domain.ContactID(NewID(domain.PrefixContact)),
-		domain.ConversationID(NewID(domain.PrefixConversation)), f.ws, RandomPhone(), Now())
+		domain.ConversationID(NewID(domain.PrefixConversation)), f.ws, domain.ModeTest, RandomPhone(), Now())
 	for _, c := range []domain.Contact{full, bare} {
 		if err := s.CreateContact(f.ctx, c); err != nil {
 			t.Fatalf("CreateContact: %v", err)
@@ -50,7 +50,7 @@ func testContactRoundTrip(t *testing.T, s Store) {
 			t.Fatalf("GetContact: %v", err)
 		}
 		mustEqual(t, "contact by id", c, got)
-		got, err = s.GetContactByPhone(f.ctx, f.ws, c.Phone)
+		got, err = s.GetContactByPhone(f.ctx, f.ws, c.Mode, c.Phone)
 		if err != nil {
 			t.Fatalf("GetContactByPhone: %v", err)
 		}
@@ -63,7 +63,7 @@ func testContactNotFound(t *testing.T, s Store) {
 	id := domain.ContactID(NewID(domain.PrefixContact))
 	_, err := s.GetContact(f.ctx, f.ws, id)
 	mustBe(t, "GetContact of an unknown id", err, domain.ErrContactNotFound)
-	_, err = s.GetContactByPhone(f.ctx, f.ws, RandomPhone())
+	_, err = s.GetContactByPhone(f.ctx, f.ws, domain.ModeTest, RandomPhone())
 	mustBe(t, "GetContactByPhone of an unknown phone", err, domain.ErrContactNotFound)
 	called := false
 	_, err = s.UpdateContact(f.ctx, f.ws, id, func(*domain.Contact) error {
@@ -82,7 +82,7 @@ func testContactOtherWorkspace(t *testing.T, s Store) {
 	other := f.otherWorkspace()
 	_, err := s.GetContact(f.ctx, other, c.ID)
 	mustBe(t, "GetContact from another workspace", err, domain.ErrContactNotFound)
-	_, err = s.GetContactByPhone(f.ctx, other, c.Phone)
+	_, err = s.GetContactByPhone(f.ctx, other, c.Mode, c.Phone)
 	mustBe(t, "GetContactByPhone from another workspace", err, domain.ErrContactNotFound)
 	called := false
 	_, err = s.UpdateContact(f.ctx, other, c.ID, func(c *domain.Contact) error {
@@ -110,7 +110,7 @@ func testContactPhoneUnique(t *testing.T, s Store) {
 	mustBe(t, "CreateContact with a taken phone", err, domain.ErrConflict)
 	_, err = s.GetContact(f.ctx, f.ws, dup.ID)
 	mustBe(t, "GetContact of the refused contact", err, domain.ErrContactNotFound)
-	got, err := s.GetContactByPhone(f.ctx, f.ws, c.Phone)
+	got, err := s.GetContactByPhone(f.ctx, f.ws, c.Mode, c.Phone)
 	if err != nil {
 		t.Fatalf("GetContactByPhone: %v", err)
 	}
@@ -120,7 +120,7 @@ func testContactPhoneUnique(t *testing.T, s Store) {
 	if err := s.CreateContact(f.ctx, elsewhere); err != nil {
 		t.Fatalf("CreateContact with the same phone in another workspace: %v", err)
 	}
-	got, err = s.GetContactByPhone(f.ctx, elsewhere.Workspace, c.Phone)
+	got, err = s.GetContactByPhone(f.ctx, elsewhere.Workspace, c.Mode, c.Phone)
 	if err != nil {
 		t.Fatalf("GetContactByPhone: %v", err)
 	}
@@ -151,7 +151,7 @@ func testContactUpdate(t *testing.T, s Store) {
 		t.Fatalf("UpdateContact: %v", err)
 	}
 	mustEqual(t, "UpdateContact result", want, got)
-	read, err := s.GetContactByPhone(f.ctx, f.ws, c.Phone)
+	read, err := s.GetContactByPhone(f.ctx, f.ws, c.Mode, c.Phone)
 	if err != nil {
 		t.Fatalf("GetContactByPhone: %v", err)
 	}
@@ -222,20 +222,20 @@ func testContactFindByPhone(t *testing.T, s Store) {
 	create(other, p1) // the same number in another workspace
 	foreign := create(other, RandomPhone())
 
-	got, err := s.FindContactsByPhone(f.ctx, f.ws, []domain.PhoneNumber{p3, RandomPhone(), p1, foreign.Phone, p2, p3})
+	got, err := s.FindContactsByPhone(f.ctx, f.ws, domain.ModeTest, []domain.PhoneNumber{p3, RandomPhone(), p1, foreign.Phone, p2, p3})
 	if err != nil {
 		t.Fatalf("FindContactsByPhone: %v", err)
 	}
 	mustEqual(t, "contacts found by phone", []domain.Contact{c1, c2, c3}, got)
 
-	got, err = s.FindContactsByPhone(f.ctx, other, []domain.PhoneNumber{p2, foreign.Phone})
+	got, err = s.FindContactsByPhone(f.ctx, other, domain.ModeTest, []domain.PhoneNumber{p2, foreign.Phone})
 	if err != nil {
 		t.Fatalf("FindContactsByPhone: %v", err)
 	}
 	mustEqual(t, "the other workspace's contacts found by phone", []domain.Contact{foreign}, got)
 
 	for _, phones := range [][]domain.PhoneNumber{nil, {}, {RandomPhone(), RandomPhone()}} {
-		got, err := s.FindContactsByPhone(f.ctx, f.ws, phones)
+		got, err := s.FindContactsByPhone(f.ctx, f.ws, domain.ModeTest, phones)
 		if err != nil || len(got) != 0 {
 			t.Fatalf("FindContactsByPhone of %d unknown numbers = %d contacts, %v; want none", len(phones), len(got), err)
 		}
@@ -252,7 +252,7 @@ func mustReadBack(t *testing.T, s Store, what string, cs ...domain.Contact) {
 			t.Fatalf("GetContact of the %s: %v", what, err)
 		}
 		mustEqual(t, what+" by id", c, got)
-		got, err = s.GetContactByPhone(t.Context(), c.Workspace, c.Phone)
+		got, err = s.GetContactByPhone(t.Context(), c.Workspace, c.Mode, c.Phone)
 		if err != nil {
 			t.Fatalf("GetContactByPhone of the %s: %v", what, err)
 		}
@@ -296,7 +296,7 @@ func testContactSave(t *testing.T, s Store) {
 	}
 	mustReadBack(t, s, "saved contact", saved...)
 	mustReadBack(t, s, "contact outside the call", bystander, elsewhere)
-	_, err := s.GetContactByPhone(f.ctx, f.ws, oldPhone)
+	_, err := s.GetContactByPhone(f.ctx, f.ws, domain.ModeTest, oldPhone)
 	mustBe(t, "GetContactByPhone of the number given up", err, domain.ErrContactNotFound)
 	if err := s.CreateContact(f.ctx, newContactWithPhone(t, f.ws, oldPhone)); err != nil {
 		t.Fatalf("CreateContact with the number given up: %v", err)
@@ -317,8 +317,10 @@ func mustBeUnsaved(t *testing.T, s Store, what string, stored, call []domain.Con
 			_, err := s.GetContact(t.Context(), c.Workspace, c.ID)
 			mustBe(t, "GetContact of a contact of "+what, err, domain.ErrContactNotFound)
 		}
-		if !slices.ContainsFunc(stored, func(o domain.Contact) bool { return o.Workspace == c.Workspace && o.Phone == c.Phone }) {
-			_, err := s.GetContactByPhone(t.Context(), c.Workspace, c.Phone)
+		if !slices.ContainsFunc(stored, func(o domain.Contact) bool {
+			return o.Workspace == c.Workspace && o.Mode == c.Mode && o.Phone == c.Phone
+		}) {
+			_, err := s.GetContactByPhone(t.Context(), c.Workspace, c.Mode, c.Phone)
 			mustBe(t, "GetContactByPhone of a number of "+what, err, domain.ErrContactNotFound)
 		}
 	}
@@ -444,13 +446,13 @@ func testContactListByPhone(t *testing.T, s Store) {
 	slices.SortFunc(never, byID)
 	want := append(append([]domain.Contact{latest}, older...), never...)
 
-	got, err := s.ListContactsByPhone(f.ctx, phone)
+	got, err := s.ListContactsByPhone(f.ctx, domain.ModeTest, phone)
 	if err != nil {
 		t.Fatalf("ListContactsByPhone: %v", err)
 	}
 	mustEqual(t, "contacts with the number", want, got)
 
-	got, err = s.ListContactsByPhone(f.ctx, RandomPhone())
+	got, err = s.ListContactsByPhone(f.ctx, domain.ModeTest, RandomPhone())
 	if err != nil || len(got) != 0 {
 		t.Fatalf("ListContactsByPhone of an unknown number = %d contacts, %v; want none", len(got), err)
 	}

@@ -17,7 +17,6 @@ import (
 var conversationTests = []storeTest{
 	{"RoundTrip", testEntryRoundTrip},
 	{"OutboundStatus", testEntryOutboundStatus},
-	{"OutboundMode", testEntryOutboundMode},
 	{"UnknownContact", testEntriesUnknownContact},
 	{"OtherWorkspace", testEntriesOtherWorkspace},
 	{"List", testEntriesList},
@@ -60,7 +59,7 @@ func testEntryRoundTrip(t *testing.T, s Store) {
 	for _, id := range sortedDesc(slices.Collect(maps.Keys(byID))) {
 		want = append(want, byID[id])
 	}
-	got, cursor, err := s.ListEntries(f.ctx, f.ws, ct.ID, ports.Page{Limit: 10})
+	got, cursor, err := s.ListEntries(f.ctx, f.ws, ct.ID, domain.KeyMode{}, ports.Page{Limit: 10})
 	if err != nil {
 		t.Fatalf("ListEntries: %v", err)
 	}
@@ -73,7 +72,7 @@ func testEntryRoundTrip(t *testing.T, s Store) {
 			e.Media.Filename = "changed.pdf"
 		}
 	}
-	again, _, err := s.ListEntries(f.ctx, f.ws, ct.ID, ports.Page{Limit: 10})
+	again, _, err := s.ListEntries(f.ctx, f.ws, ct.ID, domain.KeyMode{}, ports.Page{Limit: 10})
 	if err != nil {
 		t.Fatalf("ListEntries: %v", err)
 	}
@@ -87,7 +86,7 @@ func testEntryOutboundStatus(t *testing.T, s Store) {
 	m := f.message(f.campaign(), ct)
 	e := f.entry(NewOutboundEntry(m, ct))
 	f.advance(m.ID, domain.StatusDelivered, m.CreatedAt.Add(time.Millisecond), nil)
-	got, _, err := s.ListEntries(f.ctx, f.ws, ct.ID, ports.Page{Limit: 10})
+	got, _, err := s.ListEntries(f.ctx, f.ws, ct.ID, domain.KeyMode{}, ports.Page{Limit: 10})
 	if err != nil {
 		t.Fatalf("ListEntries: %v", err)
 	}
@@ -99,7 +98,7 @@ func testEntryOutboundStatus(t *testing.T, s Store) {
 // error: the caller checks the contact first when it needs a 404.
 func testEntriesUnknownContact(t *testing.T, s Store) {
 	f := newFixture(t, s)
-	got, cursor, err := s.ListEntries(f.ctx, f.ws, domain.ContactID(NewID(domain.PrefixContact)), ports.Page{Limit: 10})
+	got, cursor, err := s.ListEntries(f.ctx, f.ws, domain.ContactID(NewID(domain.PrefixContact)), domain.KeyMode{}, ports.Page{Limit: 10})
 	if err != nil {
 		t.Fatalf("ListEntries of an unknown contact: %v", err)
 	}
@@ -113,7 +112,7 @@ func testEntriesOtherWorkspace(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	ct := f.contact()
 	f.entry(NewInboundEntry(ct, "hello"))
-	got, cursor, err := s.ListEntries(f.ctx, f.otherWorkspace(), ct.ID, ports.Page{Limit: 10})
+	got, cursor, err := s.ListEntries(f.ctx, f.otherWorkspace(), ct.ID, domain.KeyMode{}, ports.Page{Limit: 10})
 	if err != nil {
 		t.Fatalf("ListEntries from another workspace: %v", err)
 	}
@@ -149,7 +148,7 @@ func testEntriesList(t *testing.T, s Store) {
 	}
 	for _, limit := range []int{1, 2, 3, 7, 10} {
 		got := collectPages(t, len(ids), limit, func(p ports.Page) ([]domain.Entry, string, error) {
-			return s.ListEntries(f.ctx, f.ws, ct.ID, p)
+			return s.ListEntries(f.ctx, f.ws, ct.ID, domain.KeyMode{}, p)
 		})
 		mustEqual(t, "entries listed in pages", want, got)
 	}
@@ -158,7 +157,7 @@ func testEntriesList(t *testing.T, s Store) {
 // listThread returns a contact's whole thread (at most 100 entries).
 func listThread(t *testing.T, s ports.ConversationRepository, ws domain.WorkspaceID, ct domain.ContactID) []domain.Entry {
 	t.Helper()
-	got, _, err := s.ListEntries(t.Context(), ws, ct, ports.Page{Limit: 100})
+	got, _, err := s.ListEntries(t.Context(), ws, ct, domain.KeyMode{}, ports.Page{Limit: 100})
 	if err != nil {
 		t.Fatalf("ListEntries: %v", err)
 	}

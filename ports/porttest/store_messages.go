@@ -26,7 +26,6 @@ var messageTests = []storeTest{
 	{"ForwardOnlyRace", testMessageForwardOnlyRace},
 	{"Locate", testMessageLocate},
 	{"CountByStatus", testMessageCountByStatus},
-	{"CountByMode", testMessageCountByMode},
 	{"CountFailuresByCode", testMessageCountFailuresByCode},
 	{"CountStatusTimeline", testMessageCountStatusTimeline},
 	{"ParkStatuses", testMessageParkStatuses},
@@ -93,7 +92,7 @@ func testMessageCreateMany(t *testing.T, s Store) {
 		t.Fatalf("LocateMessage: %v", err)
 	}
 	mustEqual(t, "message located by its wamid", sent, got)
-	counts, err := s.CountMessagesByStatus(f.ctx, f.ws, c.ID)
+	counts, err := s.CountMessagesByStatus(f.ctx, f.ws, c.ID, domain.KeyMode{})
 	if err != nil {
 		t.Fatalf("CountMessagesByStatus: %v", err)
 	}
@@ -141,7 +140,7 @@ func testMessageCreateDuplicate(t *testing.T, s Store) {
 			t.Fatalf("GetMessage: %v", err)
 		}
 		mustEqual(t, "stored message after a call with "+tc.name, stored, got)
-		counts, err := s.CountMessagesByStatus(f.ctx, f.ws, c.ID)
+		counts, err := s.CountMessagesByStatus(f.ctx, f.ws, c.ID, domain.KeyMode{})
 		if err != nil {
 			t.Fatalf("CountMessagesByStatus: %v", err)
 		}
@@ -386,13 +385,13 @@ func testMessageCountByStatus(t *testing.T, s Store) {
 	m := f.message(other, ct)
 	f.advance(m.ID, domain.StatusDelivered, m.CreatedAt.Add(time.Millisecond), nil)
 
-	got, err := s.CountMessagesByStatus(f.ctx, f.ws, c.ID)
+	got, err := s.CountMessagesByStatus(f.ctx, f.ws, c.ID, domain.KeyMode{})
 	if err != nil {
 		t.Fatalf("CountMessagesByStatus: %v", err)
 	}
 	mustEqual(t, "counts", want, nonZero(got))
 
-	got, err = s.CountMessagesByStatus(f.ctx, f.otherWorkspace(), c.ID)
+	got, err = s.CountMessagesByStatus(f.ctx, f.otherWorkspace(), c.ID, domain.KeyMode{})
 	if err != nil {
 		t.Fatalf("CountMessagesByStatus from another workspace: %v", err)
 	}
@@ -417,12 +416,12 @@ func testMessageCountFailuresByCode(t *testing.T, s Store) {
 	elsewhere := f.message(other, ct)
 	f.advance(elsewhere.ID, domain.StatusFailed, elsewhere.CreatedAt.Add(time.Millisecond), &domain.Failure{Code: 132001})
 
-	got, err := s.CountFailuresByCode(f.ctx, f.ws, c.ID)
+	got, err := s.CountFailuresByCode(f.ctx, f.ws, c.ID, domain.KeyMode{})
 	if err != nil {
 		t.Fatalf("CountFailuresByCode: %v", err)
 	}
 	mustEqual(t, "failures by code", map[int]int{131026: 2, 131049: 1, 0: 1}, got)
-	got, err = s.CountFailuresByCode(f.ctx, f.otherWorkspace(), c.ID)
+	got, err = s.CountFailuresByCode(f.ctx, f.otherWorkspace(), c.ID, domain.KeyMode{})
 	if err != nil || len(got) != 0 {
 		t.Fatalf("failures seen from another workspace: %v %v", got, err)
 	}
@@ -536,7 +535,7 @@ func testMessageCountStatusTimeline(t *testing.T, s Store) {
 		{"another workspace", other, minute(0), minute(180), domain.IntervalHour,
 			statusCounts(h0, map[domain.MessageStatus]int{domain.StatusQueued: 1, domain.StatusSent: 1})},
 	} {
-		got, err := s.CountStatusTimeline(f.ctx, tc.ws, c.ID, tc.from, tc.to, tc.interval)
+		got, err := s.CountStatusTimeline(f.ctx, tc.ws, c.ID, domain.KeyMode{}, tc.from, tc.to, tc.interval)
 		if err != nil {
 			t.Fatalf("%s: CountStatusTimeline: %v", tc.name, err)
 		}

@@ -16,6 +16,7 @@ var sendGuardTests = []storeTest{
 	{"IdempotencyFreshClaimRefused", testIdempotencyFreshClaimRefused},
 	{"IdempotencyStaleClaimReplaced", testIdempotencyStaleClaimReplaced},
 	{"IdempotencyScopedByWorkspace", testIdempotencyScopedByWorkspace},
+	{"IdempotencyScopedByMode", testIdempotencyScopedByMode},
 	{"IdempotencyRolledBackWithTx", testIdempotencyRolledBack},
 	{"IdempotencyConcurrentClaims", testIdempotencyConcurrentClaims},
 	{"IdempotencyPurge", testIdempotencyPurge},
@@ -25,7 +26,7 @@ var sendGuardTests = []storeTest{
 }
 
 func newIdempotencyRecord(ws domain.WorkspaceID, created time.Time) domain.IdempotencyRecord {
-	return domain.IdempotencyRecord{Workspace: ws, Key: domain.IdempotencyKey(NewID("idem")),
+	return domain.IdempotencyRecord{Workspace: ws, Mode: domain.ModeLive, Key: domain.IdempotencyKey(NewID("idem")),
 		Fingerprint: domain.FingerprintOf(NewID("body")), Message: domain.MessageID(NewID(domain.PrefixMessage)),
 		CreatedAt: created}
 }
@@ -34,13 +35,13 @@ func testIdempotencyRoundTrip(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	now := Now()
 	rec := newIdempotencyRecord(f.ws, now)
-	if _, found, err := s.FindIdempotencyRecord(f.ctx, f.ws, rec.Key); err != nil || found {
+	if _, found, err := s.FindIdempotencyRecord(f.ctx, f.ws, rec.Mode, rec.Key); err != nil || found {
 		t.Fatalf("FindIdempotencyRecord before the claim: found=%v, %v", found, err)
 	}
 	if err := s.ClaimIdempotencyKey(f.ctx, rec, now.Add(-domain.IdempotencyRetention)); err != nil {
 		t.Fatalf("ClaimIdempotencyKey: %v", err)
 	}
-	got, found, err := s.FindIdempotencyRecord(f.ctx, f.ws, rec.Key)
+	got, found, err := s.FindIdempotencyRecord(f.ctx, f.ws, rec.Mode, rec.Key)
 	if err != nil || !found {
 		t.Fatalf("FindIdempotencyRecord: found=%v, %v", found, err)
 	}
@@ -57,7 +58,7 @@ func testIdempotencyFreshClaimRefused(t *testing.T, s Store) {
 	second := newIdempotencyRecord(f.ws, now)
 	second.Key = first.Key
 	mustBe(t, "second claim of a fresh key", s.ClaimIdempotencyKey(f.ctx, second, now.Add(-domain.IdempotencyRetention)), domain.ErrConflict)
-	got, _, err := s.FindIdempotencyRecord(f.ctx, f.ws, first.Key)
+	got, _, err := s.FindIdempotencyRecord(f.ctx, f.ws, first.Mode, first.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func testIdempotencyStaleClaimReplaced(t *testing.T, s Store) {
 	if err := s.ClaimIdempotencyKey(f.ctx, fresh, now.Add(-domain.IdempotencyRetention)); err != nil {
 		t.Fatalf("claim over a record past its retention: %v", err)
 	}
-	got, _, err := s.FindIdempotencyRecord(f.ctx, f.ws, old.Key)
+	got, _, err := s.FindIdempotencyRecord(f.ctx, f.ws, old.Mode, old.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,12 +97,42 @@ func testIdempotencyScopedByWorkspace(t *testing.T, s Store) {
 		}
 	}
 	for _, want := range []domain.IdempotencyRecord{mine, theirs} {
-		got, _, err := s.FindIdempotencyRecord(f.ctx, want.Workspace, want.Key)
+		got, _, err := s.FindIdempotencyRecord(f.ctx, want.Workspace, want.Mode, want.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
 		mustEqual(t, "record of "+string(want.Workspace), want, got)
 	}
+}
+
+// testIdempotencyScopedByMode: a live key and a test key of one workspace
+// each have their own record of the same key; a fresh claim in one mode
+// refuses only that mode's next claim.
+func testIdempotencyScopedByMode(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	now := Now()
+	live := newIdempotencyRecord(f.ws, now)
+	test := newIdempotencyRecord(f.ws, now)
+	test.Mode, test.Key = domain.ModeTest, live.Key
+	if err := s.ClaimIdempotencyKey(f.ctx, test, now.Add(-domain.IdempotencyRetention)); err != nil {
+		t.Fatalf("ClaimIdempotencyKey in test mode: %v", err)
+	}
+	if _, found, err := s.FindIdempotencyRecord(f.ctx, f.ws, domain.ModeLive, live.Key); err != nil || found {
+		t.Fatalf("the live record of a key only test mode claimed: found=%v, %v", found, err)
+	}
+	if err := s.ClaimIdempotencyKey(f.ctx, live, now.Add(-domain.IdempotencyRetention)); err != nil {
+		t.Fatalf("ClaimIdempotencyKey in live mode of a key test mode holds: %v", err)
+	}
+	for _, want := range []domain.IdempotencyRecord{live, test} {
+		got, found, err := s.FindIdempotencyRecord(f.ctx, f.ws, want.Mode, want.Key)
+		if err != nil || !found {
+			t.Fatalf("FindIdempotencyRecord in %s mode: found=%v, %v", want.Mode, found, err)
+		}
+		mustEqual(t, want.Mode.String()+" record", want, got)
+	}
+	again := newIdempotencyRecord(f.ws, now)
+	again.Key = live.Key
+	mustBe(t, "a second live claim", s.ClaimIdempotencyKey(f.ctx, again, now.Add(-domain.IdempotencyRetention)), domain.ErrConflict)
 }
 
 func testIdempotencyRolledBack(t *testing.T, s Store) {
@@ -116,7 +147,7 @@ func testIdempotencyRolledBack(t *testing.T, s Store) {
 		return boom
 	})
 	mustBe(t, "WithinTx", err, boom)
-	if _, found, err := s.FindIdempotencyRecord(f.ctx, f.ws, rec.Key); err != nil || found {
+	if _, found, err := s.FindIdempotencyRecord(f.ctx, f.ws, rec.Mode, rec.Key); err != nil || found {
 		t.Fatalf("a rolled-back claim is still there: found=%v, %v", found, err)
 	}
 	if err := s.ClaimIdempotencyKey(f.ctx, rec, now.Add(-domain.IdempotencyRetention)); err != nil {
@@ -173,10 +204,10 @@ func testIdempotencyPurge(t *testing.T, s Store) {
 	if err != nil || n != 1 {
 		t.Fatalf("PurgeIdempotencyRecords: %d, %v; want 1", n, err)
 	}
-	if _, found, _ := s.FindIdempotencyRecord(f.ctx, f.ws, old.Key); found {
+	if _, found, _ := s.FindIdempotencyRecord(f.ctx, f.ws, old.Mode, old.Key); found {
 		t.Fatal("the purged record is still there")
 	}
-	if _, found, _ := s.FindIdempotencyRecord(f.ctx, f.ws, kept.Key); !found {
+	if _, found, _ := s.FindIdempotencyRecord(f.ctx, f.ws, kept.Mode, kept.Key); !found {
 		t.Fatal("the newer record was purged")
 	}
 }

@@ -51,13 +51,13 @@ func (w sendWrites) write(ctx context.Context, r ports.Repos) error {
 		return fmt.Errorf("AppendEntries: %w", err)
 	}
 	ws := w.contact.Workspace
-	if _, err := r.Contacts.GetContactByPhone(ctx, ws, w.contact.Phone); err != nil {
+	if _, err := r.Contacts.GetContactByPhone(ctx, ws, w.contact.Mode, w.contact.Phone); err != nil {
 		return fmt.Errorf("the transaction does not see its own contact: %w", err)
 	}
 	if _, err := r.Messages.GetMessage(ctx, ws, w.message.ID); err != nil {
 		return fmt.Errorf("the transaction does not see its own message: %w", err)
 	}
-	entries, _, err := r.Conversations.ListEntries(ctx, ws, w.contact.ID, ports.Page{Limit: 10})
+	entries, _, err := r.Conversations.ListEntries(ctx, ws, w.contact.ID, domain.KeyMode{}, ports.Page{Limit: 10})
 	if err != nil || len(entries) != 1 {
 		return fmt.Errorf("the transaction does not see its own entry: %d entries, %v", len(entries), err)
 	}
@@ -68,7 +68,7 @@ func (w sendWrites) write(ctx context.Context, r ports.Repos) error {
 func (w sendWrites) mustExist(t *testing.T, s Store) {
 	t.Helper()
 	ctx, ws := t.Context(), w.contact.Workspace
-	ct, err := s.GetContactByPhone(ctx, ws, w.contact.Phone)
+	ct, err := s.GetContactByPhone(ctx, ws, w.contact.Mode, w.contact.Phone)
 	if err != nil {
 		t.Fatalf("GetContactByPhone: %v", err)
 	}
@@ -78,7 +78,7 @@ func (w sendWrites) mustExist(t *testing.T, s Store) {
 		t.Fatalf("GetMessage: %v", err)
 	}
 	mustEqual(t, "committed message", w.message, m)
-	entries, _, err := s.ListEntries(ctx, ws, w.contact.ID, ports.Page{Limit: 10})
+	entries, _, err := s.ListEntries(ctx, ws, w.contact.ID, domain.KeyMode{}, ports.Page{Limit: 10})
 	if err != nil {
 		t.Fatalf("ListEntries: %v", err)
 	}
@@ -92,13 +92,13 @@ func (w sendWrites) mustNotExist(t *testing.T, s Store) {
 	ctx, ws := t.Context(), w.contact.Workspace
 	_, err := s.GetContact(ctx, ws, w.contact.ID)
 	mustBe(t, "GetContact after rollback", err, domain.ErrContactNotFound)
-	_, err = s.GetContactByPhone(ctx, ws, w.contact.Phone)
+	_, err = s.GetContactByPhone(ctx, ws, w.contact.Mode, w.contact.Phone)
 	mustBe(t, "GetContactByPhone after rollback", err, domain.ErrContactNotFound)
 	_, err = s.GetMessage(ctx, ws, w.message.ID)
 	mustBe(t, "GetMessage after rollback", err, domain.ErrMessageNotFound)
 	_, err = s.LocateMessage(ctx, w.message.ID, "")
 	mustBe(t, "LocateMessage after rollback", err, domain.ErrMessageNotFound)
-	entries, _, err := s.ListEntries(ctx, ws, w.contact.ID, ports.Page{Limit: 10})
+	entries, _, err := s.ListEntries(ctx, ws, w.contact.ID, domain.KeyMode{}, ports.Page{Limit: 10})
 	if err != nil {
 		t.Fatalf("ListEntries: %v", err)
 	}
@@ -297,7 +297,7 @@ func testTxFindAndSaveContacts(t *testing.T, s Store) {
 	slices.SortFunc(want, byPhone)
 	phones := []domain.PhoneNumber{fresh.Phone, known.Phone}
 	err := s.WithinTx(f.ctx, func(ctx context.Context, r ports.Repos) error {
-		found, err := r.Contacts.FindContactsByPhone(ctx, f.ws, phones)
+		found, err := r.Contacts.FindContactsByPhone(ctx, f.ws, domain.ModeTest, phones)
 		if err != nil {
 			return fmt.Errorf("FindContactsByPhone: %w", err)
 		}
@@ -308,7 +308,7 @@ func testTxFindAndSaveContacts(t *testing.T, s Store) {
 		if err := r.Contacts.SaveContacts(ctx, found[0], fresh); err != nil {
 			return fmt.Errorf("SaveContacts: %w", err)
 		}
-		again, err := r.Contacts.FindContactsByPhone(ctx, f.ws, phones)
+		again, err := r.Contacts.FindContactsByPhone(ctx, f.ws, domain.ModeTest, phones)
 		if err != nil {
 			return fmt.Errorf("FindContactsByPhone: %w", err)
 		}
@@ -320,7 +320,7 @@ func testTxFindAndSaveContacts(t *testing.T, s Store) {
 	if err != nil {
 		t.Fatalf("WithinTx: %v", err)
 	}
-	got, err := s.FindContactsByPhone(f.ctx, f.ws, phones)
+	got, err := s.FindContactsByPhone(f.ctx, f.ws, domain.ModeTest, phones)
 	if err != nil {
 		t.Fatalf("FindContactsByPhone: %v", err)
 	}
@@ -337,7 +337,7 @@ func testTxFindAndSaveContactsRollback(t *testing.T, s Store) {
 	newPhone := RandomPhone()
 	boom := errors.New("boom")
 	err := s.WithinTx(f.ctx, func(ctx context.Context, r ports.Repos) error {
-		found, err := r.Contacts.FindContactsByPhone(ctx, f.ws, []domain.PhoneNumber{known.Phone, fresh.Phone})
+		found, err := r.Contacts.FindContactsByPhone(ctx, f.ws, domain.ModeTest, []domain.PhoneNumber{known.Phone, fresh.Phone})
 		if err != nil {
 			return fmt.Errorf("FindContactsByPhone: %w", err)
 		}
@@ -352,7 +352,7 @@ func testTxFindAndSaveContactsRollback(t *testing.T, s Store) {
 		return boom
 	})
 	mustBe(t, "WithinTx with a failing fn", err, boom)
-	got, err := s.FindContactsByPhone(f.ctx, f.ws, []domain.PhoneNumber{known.Phone, fresh.Phone, newPhone})
+	got, err := s.FindContactsByPhone(f.ctx, f.ws, domain.ModeTest, []domain.PhoneNumber{known.Phone, fresh.Phone, newPhone})
 	if err != nil {
 		t.Fatalf("FindContactsByPhone: %v", err)
 	}

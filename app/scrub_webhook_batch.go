@@ -1,0 +1,49 @@
+package app
+
+import (
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+// scrubWebhookBatch makes the text of Meta's report storable: each NUL and
+// each invalid UTF-8 sequence becomes U+FFFD (domain.ScrubText), the rest
+// is kept. Herald cannot refuse what Meta reports, and PostgreSQL refuses
+// NUL even in a query's parameters, so one NUL in one message would
+// otherwise fail every item that carries it on one engine and not another.
+func scrubWebhookBatch(b ports.WebhookBatch) ports.WebhookBatch {
+	s := domain.ScrubText
+	out := ports.WebhookBatch{Skipped: b.Skipped}
+	for _, e := range b.Statuses {
+		e.ProviderID, e.MessageID = s(e.ProviderID), domain.MessageID(s(string(e.MessageID)))
+		e.Failure = scrubFailure(e.Failure)
+		if p := e.Pricing; p != nil {
+			e.Pricing = &domain.Pricing{Model: s(p.Model), Type: s(p.Type), Category: s(p.Category), Billable: p.Billable}
+		}
+		out.Statuses = append(out.Statuses, e)
+	}
+	for _, in := range b.Inbound {
+		in.From, in.WaID, in.ProfileName = s(in.From), s(in.WaID), s(in.ProfileName)
+		m := &in.Message
+		m.ProviderID, m.Kind, m.Text, m.Payload, m.ReplyTo = s(m.ProviderID), s(m.Kind), s(m.Text), s(m.Payload), s(m.ReplyTo)
+		if a := m.Media; a != nil {
+			m.Media = &domain.Attachment{ID: s(a.ID), MimeType: s(a.MimeType), SHA256: s(a.SHA256), Filename: s(a.Filename)}
+		}
+		m.Failure = scrubFailure(m.Failure)
+		out.Inbound = append(out.Inbound, in)
+	}
+	for _, t := range b.Templates {
+		t.Account, t.Name, t.Language, t.Event, t.Reason = s(t.Account), s(t.Name), s(t.Language), s(t.Event), s(t.Reason)
+		out.Templates = append(out.Templates, t)
+	}
+	for _, f := range b.Errors {
+		out.Errors = append(out.Errors, domain.Failure{Code: f.Code, Title: s(f.Title)})
+	}
+	return out
+}
+
+func scrubFailure(f *domain.Failure) *domain.Failure {
+	if f == nil {
+		return nil
+	}
+	return &domain.Failure{Code: f.Code, Title: domain.ScrubText(f.Title)}
+}
