@@ -49,6 +49,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	e := &env{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}
 	e.cfg, e.cfgErr = loadConfig(getenv, logFormatDefault(stderr))
 	root := newRootCmd(e)
+	if args == nil {
+		args = []string{} // cobra reads os.Args when given nil
+	}
 	root.SetArgs(args)
 	root.SetIn(orEmpty(stdin))
 	root.SetOut(stdout)

@@ -19,7 +19,7 @@ func TestHelpPerCommand(t *testing.T) {
 	}{
 		{[]string{"--help"}, []string{"Usage:\n  herald [command]", "serve", "keys", "campaigns", "Exit codes:", "2  the command line is wrong"}},
 		{[]string{"help"}, []string{"Usage:\n  herald [command]"}},
-		{[]string{}, []string{"Usage:\n  herald [command]"}},
+		{nil, []string{"Usage:\n  herald [command]"}},
 		{[]string{"keys", "--help"}, []string{"Usage:\n  herald keys [command]", "create", "list", "revoke"}},
 		{[]string{"keys"}, []string{"Usage:\n  herald keys [command]"}},
 		{[]string{"help", "keys"}, []string{"Usage:\n  herald keys [command]"}},
@@ -262,6 +262,21 @@ func TestCompletion(t *testing.T) {
 			if !strings.Contains(out, w+"\t") && !strings.Contains(out, w+"\n") {
 				t.Errorf("herald %v offers no %q:\n%s", tc.args, w, out)
 			}
+		}
+	}
+}
+
+// TestHelpShowsNoSecrets: --help shows each setting's default, never the
+// value the environment gives it.
+func TestHelpShowsNoSecrets(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.env = envOf(map[string]string{"HERALD_WHATSAPP_ACCESS_TOKEN": "EAAG-secret-token",
+		"HERALD_DATABASE_URL": "postgres://herald:pgpass@db:5432/herald"})
+	for _, args := range [][]string{{"serve", "--help"}, {"campaigns", "sync-templates", "--help"}, {"keys", "list", "--help"}} {
+		code, out, _ := c.run(args...)
+		if code != 0 || strings.Contains(out, "EAAG-secret-token") || strings.Contains(out, "pgpass") {
+			t.Errorf("herald %v: exit %d, and the help shows a secret:\n%s", args, code, out)
 		}
 	}
 }
