@@ -81,6 +81,7 @@ func TestREADMETour(t *testing.T) {
 		if i == ran-1 && runErr != nil {
 			t.Fatalf("the tour's block at README.md:%d failed (%v); it printed:\n%s\nserver log:\n%s", b.line, runErr, outputs[i], srv.Logs())
 		}
+		t.Logf("README.md:%d\n%s\n--- printed:\n%s", b.line, b.script, outputs[i])
 		if missing := unmatched(b.want, outputs[i]); missing != "" {
 			t.Errorf("the tour's block at README.md:%d does not print\n\t%s\nIt printed:\n%s", b.line, missing, outputs[i])
 		}
