@@ -3,6 +3,10 @@ SHELL := /bin/bash
 PROJECT_ROOT := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 GOBIN ?= $(PROJECT_ROOT)bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_TIME ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+# herald version prints these; an empty one is taken from Go's build information.
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildTime=$(BUILD_TIME)
 HERALD_TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 STATICCHECK_VERSION := v0.8.2
 GOVULNCHECK_VERSION := v1.9.0
@@ -17,7 +21,7 @@ help: ## list targets with one-line descriptions
 
 .PHONY: build
 build: ## build ./bin/herald (pure Go, no cgo)
-	CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/herald ./cmd/herald
+	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o bin/herald ./cmd/herald
 
 .PHONY: run
 run: build ## run herald serve on the embedded SQLite + sandbox defaults
@@ -32,9 +36,9 @@ else
 	@echo "  test keys (sk_test_) in the sandbox, which never leaves this machine."
 endif
 	@echo "In another terminal, create a test key and a campaign:"
-	@echo "  ./bin/herald keys create --name dev --mode test"
-	@echo "  ./bin/herald campaigns create --name Welcome --template-name welcome --language en_US \\"
-	@echo "      --body 'Hi {{1}}, your code is {{2}}' --variable-label 'First name' --variable-label Code --activate"
+	@echo "  export KEY=\$$(./bin/herald keys create --name dev --mode test -q)"
+	@echo "  export CAMPAIGN=\$$(./bin/herald campaigns create --name Welcome --template-name welcome --language en_US \\"
+	@echo "      --body 'Hi {{1}}, your code is {{2}}' --variable-label 'First name' --variable-label Code --activate -q)"
 	@echo "  ./bin/herald admin create --email you@example.com   (then open http://127.0.0.1:8080/dashboard/)"
 	@echo "then follow the tour in README.md."
 	@echo
@@ -82,8 +86,8 @@ vuln: tools ## govulncheck ./... against $(VULNDB)
 	exit $$rc
 
 .PHONY: test
-test: ## unit, contract (memory + SQLite), API and end-to-end tests, race detector on
-	go test -race -count=1 ./...
+test: ## unit, contract (memory + SQLite), API, end-to-end and README tour tests, race detector on (needs a C compiler)
+	CGO_ENABLED=1 go test -race -count=1 ./...
 
 .PHONY: test-postgres
 test-postgres: ## store suites against PostgreSQL ($$HERALD_TEST_POSTGRES_URL)

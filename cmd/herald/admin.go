@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/heraldhq/herald/app"
@@ -24,61 +24,79 @@ type operatorJSON struct {
 	CreatedAt   string `json:"createdAt"`
 }
 
-// adminCreate creates a dashboard operator. The password comes only from
-// stdin, never from a flag or the environment (both leak into process
+func newAdminCmd(e *env) *cobra.Command {
+	return noun("admin", "Create the dashboard's sign-ins", newAdminCreateCmd(e))
+}
+
+// newAdminCreateCmd creates a dashboard operator. The password comes only
+// from stdin, never from a flag or the environment (both leak into process
 // listings and shell history), and is never printed.
-func adminCreate(e env, args []string) error {
-	var email, workspace string
-	c, err := newCommand(e, "admin create", func(fs *flag.FlagSet) {
-		fs.StringVar(&email, "email", "", "the operator's email address, used to sign in (required)")
-		workspaceFlag(fs, &workspace)
-	})
-	if err != nil {
-		return err
+func newAdminCreateCmd(e *env) *cobra.Command {
+	var (
+		email, workspace string
+		out              output
+	)
+	cmd := &cobra.Command{
+		Use:   "create --email E < password",
+		Short: "Create a dashboard sign-in; the password is read from stdin",
+		Long: "Creates a dashboard sign-in. The password (12 to 256 characters) is read from stdin: asked\n" +
+			"twice, without echo, on a terminal; otherwise the first line.",
+		Example: "  printf '%s\\n' 'a long passphrase' | herald admin create --email ops@example.com",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 { // not echoed: it may be the password
+				return usagef("admin create takes no arguments; the password is read from stdin")
+			}
+			return nil
+		},
 	}
-	c.json = c.fs.Bool("json", false, "print one JSON value on stdout")
-	c.about = "Usage: herald admin create --email E [flags] < password\n\n" +
-		"The password is read from stdin: asked twice on a terminal, otherwise the first line."
-	if err := c.parse(args); err != nil {
-		return err
-	}
-	if len(c.args) > 0 { // not echoed: it may be the password
-		return fmt.Errorf("%w: herald admin create takes no arguments; the password is read from stdin", errUsage)
-	}
-	if email == "" {
-		return fmt.Errorf("%w: --email is required", errUsage)
-	}
-	// Checked before the password is asked for, so a typo does not cost
-	// typing it twice; the use case checks again.
-	if _, err := domain.ParseEmail(email); err != nil {
-		return err
-	}
-	password, err := readPassword(e)
-	if err != nil {
-		return err
-	}
-	var h *app.CreateOperatorHandler
-	return c.withApp(e, func() error {
-		o, err := h.Handle(e.ctx, app.CreateOperator{Workspace: workspace, Email: email, Password: password})
+	cmd.RunE = e.action(func(*cobra.Command, []string) error {
+		if err := out.check(); err != nil {
+			return err
+		}
+		if email == "" {
+			return usagef("--email is required")
+		}
+		// Checked before the password is asked for, so a typo does not cost
+		// typing it twice; the use case checks again.
+		if _, err := domain.ParseEmail(email); err != nil {
+			return err
+		}
+		password, err := readPassword(e)
 		if err != nil {
 			return err
 		}
-		if *c.json {
-			return c.printJSON(e.stdout, operatorJSON{ID: string(o.ID), Email: o.Email,
-				WorkspaceID: string(o.Workspace), CreatedAt: o.CreatedAt.Format(time.RFC3339Nano)})
-		}
-		fmt.Fprintf(e.stdout, "Created operator %s (%s) in workspace %s; sign in at http://%s/dashboard/login\n",
-			o.Email, o.ID, o.Workspace, dashboardHost(c.cfg.Addr))
-		return nil
-	}, &h)
+		var h *app.CreateOperatorHandler
+		return e.withApp(func() error {
+			o, err := h.Handle(e.ctx, app.CreateOperator{Workspace: workspace, Email: email, Password: password})
+			if err != nil {
+				return err
+			}
+			switch {
+			case out.json:
+				return printJSON(e.stdout, operatorJSON{ID: string(o.ID), Email: o.Email,
+					WorkspaceID: string(o.Workspace), CreatedAt: o.CreatedAt.Format(time.RFC3339Nano)})
+			case out.quiet:
+				fmt.Fprintln(e.stdout, o.ID)
+				return nil
+			}
+			fmt.Fprintf(e.stdout, "Created operator %s (%s) in workspace %s; sign in at http://%s/dashboard/login\n",
+				o.Email, o.ID, o.Workspace, dashboardHost(e.cfg.Addr))
+			return nil
+		}, &h)
+	})
+	cmd.Flags().StringVar(&email, "email", "", "the operator's email address, used to sign in (required)")
+	workspaceFlag(cmd, &workspace)
+	out.register(cmd, "the operator's id")
+	e.appFlags(cmd)
+	return cmd
 }
 
 // readPassword reads a new password from stdin: on a terminal it prompts on
 // stderr without echo and asks for it twice; otherwise it takes the first
 // line, without its line ending.
-func readPassword(e env) (string, error) {
+func readPassword(e *env) (string, error) {
 	if e.stdin == nil {
-		return "", fmt.Errorf("%w: herald admin create reads the password from stdin", errUsage)
+		return "", usagef("admin create reads the password from stdin")
 	}
 	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return promptPassword(e, int(f.Fd()))
@@ -90,7 +108,7 @@ func readPassword(e env) (string, error) {
 		return "", fmt.Errorf("reading the password from stdin: %w", err)
 	}
 	if line == "" {
-		return "", fmt.Errorf("%w: herald admin create reads the password from stdin: pipe one line, or run it in a terminal", errUsage)
+		return "", usagef("admin create reads the password from stdin: pipe one line, or run it in a terminal")
 	}
 	if s, ok := strings.CutSuffix(line, "\r\n"); ok {
 		return s, nil
@@ -100,7 +118,7 @@ func readPassword(e env) (string, error) {
 
 // promptPassword asks for the password twice on the terminal fd, without
 // echo, and refuses a mismatch.
-func promptPassword(e env, fd int) (string, error) {
+func promptPassword(e *env, fd int) (string, error) {
 	state, err := term.GetState(fd)
 	if err != nil {
 		return "", fmt.Errorf("reading the password: %w", err)

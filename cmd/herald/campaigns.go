@@ -2,10 +2,10 @@ package main
 
 import (
 	"cmp"
-	"flag"
 	"fmt"
-	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
@@ -43,144 +43,181 @@ func toCampaignJSON(c domain.Campaign) campaignJSON {
 	return out
 }
 
-// labels collects repeated --variable-label flags in order.
-type labels []string
-
-func (l *labels) String() string     { return strings.Join(*l, ",") }
-func (l *labels) Set(s string) error { *l = append(*l, s); return nil }
-
-func campaignsCreate(e env, args []string) error {
-	var (
-		cmd    app.CreateCampaign
-		header string
-		labs   labels
-	)
-	c, err := parseCommand(e, "campaigns create", args, "", func(fs *flag.FlagSet) {
-		fs.StringVar(&cmd.Name, "name", "", "campaign name (required)")
-		fs.StringVar(&cmd.TemplateName, "template-name", "", "WhatsApp template name (required)")
-		fs.StringVar(&cmd.Language, "language", "", "template language code, e.g. en_US (required)")
-		fs.StringVar(&cmd.Body, "body", "", `template body with positional placeholders, e.g. "Hi {{1}}"; without it, the synced template's`)
-		fs.StringVar(&header, "header-format", "", "none, text, image, video or document (with --body; default none)")
-		fs.StringVar(&cmd.HeaderText, "header-text", "", "header text, for --header-format text")
-		fs.StringVar(&cmd.Footer, "footer", "", "footer text")
-		fs.Var(&labs, "variable-label", "what {{n}} means; repeat in placeholder order")
-		fs.BoolVar(&cmd.Activate, "activate", false, "activate the campaign at once")
-		workspaceFlag(fs, &cmd.Workspace)
-	})
-	if err != nil {
-		return err
-	}
-	for flagName, v := range map[string]string{"--name": cmd.Name, "--template-name": cmd.TemplateName, "--language": cmd.Language} {
-		if v == "" {
-			return fmt.Errorf("%w: %s is required", errUsage, flagName)
-		}
-	}
-	if cmd.Body == "" && (header != "" || cmd.HeaderText != "" || cmd.Footer != "") {
-		return fmt.Errorf("%w: --header-format, --header-text and --footer define a template with --body; a synced template brings its own", errUsage)
-	}
-	if header != "" {
-		hf, err := domain.ParseHeaderFormat(header)
-		if err != nil {
-			return fmt.Errorf("%w: --header-format must be none, text, image, video or document", errUsage)
-		}
-		cmd.HeaderFormat = hf
-	}
-	cmd.VariableLabels = labs
-	var h *app.CreateCampaignHandler
-	return c.withApp(e, func() error {
-		camp, err := h.Handle(e.ctx, cmd)
-		if err != nil {
-			return err
-		}
-		if *c.json {
-			return c.printJSON(e.stdout, toCampaignJSON(camp))
-		}
-		fmt.Fprintf(e.stdout, "campaign %s created (%s): %s\n", camp.Name, camp.Status, camp.ID)
-		if !camp.TemplateStatus.IsZero() && camp.TemplateStatus != domain.TemplateApproved {
-			fmt.Fprintf(e.stdout, "its template is %s at Meta: the campaign can be activated once Meta approves it\n", camp.TemplateStatus)
-		} else if camp.Status != domain.CampaignActive {
-			fmt.Fprintf(e.stdout, "activate it with: herald campaigns activate %s\n", camp.ID)
-		}
-		return nil
-	}, &h)
+func newCampaignsCmd(e *env) *cobra.Command {
+	return noun("campaigns", "Create, list, activate and pause campaigns; sync templates from Meta",
+		newCampaignsCreateCmd(e), newCampaignsListCmd(e),
+		newCampaignsSetStatusCmd(e, domain.CampaignActive), newCampaignsSetStatusCmd(e, domain.CampaignPaused),
+		newCampaignsSyncTemplatesCmd(e))
 }
 
-func campaignsList(e env, args []string) error {
-	var workspace string
-	c, err := parseCommand(e, "campaigns list", args, "", func(fs *flag.FlagSet) {
-		workspaceFlag(fs, &workspace)
-	})
-	if err != nil {
-		return err
-	}
+func newCampaignsCreateCmd(e *env) *cobra.Command {
 	var (
-		list *app.ListCampaignsHandler
-		def  *app.EnsureDefaultWorkspaceHandler
+		c      app.CreateCampaign
+		header string
+		out    output
 	)
-	return c.withApp(e, func() error {
-		ws, err := workspaceOrDefault(e, def, workspace)
-		if err != nil {
+	cmd := &cobra.Command{
+		Use:   "create --name N --template-name T --language L",
+		Short: "Create a campaign: a template and the meaning of each placeholder",
+		Long: "Creates a campaign: a WhatsApp template and what each of its placeholders means.\n\n" +
+			"Without --body the campaign takes the header, body and footer of the synced template of that\n" +
+			"name and language (herald campaigns sync-templates). With --body the template is defined here,\n" +
+			"for the sandbox or before Meta has reviewed it.",
+		Example: "  export CAMPAIGN=$(herald campaigns create --name Welcome --template-name welcome --language en_US \\\n" +
+			"      --body 'Hi {{1}}, your code is {{2}}' --variable-label 'First name' --variable-label Code --activate -q)",
+		Args: noArgs,
+	}
+	cmd.RunE = e.action(func(*cobra.Command, []string) error {
+		if err := out.check(); err != nil {
 			return err
 		}
-		var all []domain.Campaign
-		page := ports.Page{Limit: app.MaxPageSize}
-		for {
-			res, err := list.Handle(e.ctx, app.ListCampaigns{Workspace: ws, Page: page})
+		for _, f := range []struct{ flag, v string }{{"--name", c.Name}, {"--template-name", c.TemplateName}, {"--language", c.Language}} {
+			if f.v == "" {
+				return usagef("%s is required", f.flag)
+			}
+		}
+		if c.Body == "" && (header != "" || c.HeaderText != "" || c.Footer != "") {
+			return usagef("--header-format, --header-text and --footer define a template with --body; a synced template brings its own")
+		}
+		if header != "" {
+			hf, err := domain.ParseHeaderFormat(header)
+			if err != nil {
+				return usagef("--header-format must be none, text, image, video or document")
+			}
+			c.HeaderFormat = hf
+		}
+		var h *app.CreateCampaignHandler
+		return e.withApp(func() error {
+			camp, err := h.Handle(e.ctx, c)
 			if err != nil {
 				return err
 			}
-			for _, v := range res.Campaigns {
-				all = append(all, v.Campaign)
+			switch {
+			case out.json:
+				return printJSON(e.stdout, toCampaignJSON(camp))
+			case out.quiet:
+				fmt.Fprintln(e.stdout, camp.ID)
+				return nil
 			}
-			if res.NextCursor == "" {
-				break
+			fmt.Fprintf(e.stdout, "campaign %s created (%s): %s\n", camp.Name, camp.Status, camp.ID)
+			if !camp.TemplateStatus.IsZero() && camp.TemplateStatus != domain.TemplateApproved {
+				fmt.Fprintf(e.stdout, "its template is %s at Meta: the campaign can be activated once Meta approves it\n", camp.TemplateStatus)
+			} else if camp.Status != domain.CampaignActive {
+				fmt.Fprintf(e.stdout, "activate it with: herald campaigns activate %s\n", camp.ID)
 			}
-			page.Cursor = res.NextCursor
-		}
-		if *c.json {
-			out := make([]campaignJSON, len(all))
-			for i, camp := range all {
-				out[i] = toCampaignJSON(camp)
-			}
-			return c.printJSON(e.stdout, out)
-		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tTEMPLATE\tLANGUAGE\tTEMPLATE STATUS\tPLACEHOLDERS")
-		for _, camp := range all {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", camp.ID, camp.Name, camp.Status, camp.Template.Name,
-				camp.Template.Language, cmp.Or(camp.TemplateStatus.String(), "local"), len(camp.Template.Placeholders))
-		}
-		return tw.Flush()
-	}, &list, &def)
-}
-
-func campaignsSetStatus(e env, args []string, to domain.CampaignStatus) error {
-	verb := "activate"
-	if to == domain.CampaignPaused {
-		verb = "pause"
-	}
-	var workspace string
-	c, err := parseCommand(e, "campaigns "+verb, args, "one campaign id", func(fs *flag.FlagSet) {
-		workspaceFlag(fs, &workspace)
+			return nil
+		}, &h)
 	})
-	if err != nil {
-		return err
-	}
-	var h *app.ChangeCampaignStatusHandler
-	return c.withApp(e, func() error {
-		camp, err := h.Handle(e.ctx, app.ChangeCampaignStatus{Workspace: workspace, CampaignID: c.args[0], To: to})
-		if err != nil {
-			return err
-		}
-		if *c.json {
-			return c.printJSON(e.stdout, toCampaignJSON(camp))
-		}
-		fmt.Fprintf(e.stdout, "campaign %s is %s\n", camp.ID, camp.Status)
-		return nil
-	}, &h)
+	f := cmd.Flags()
+	f.StringVar(&c.Name, "name", "", "campaign name (required)")
+	f.StringVar(&c.TemplateName, "template-name", "", "WhatsApp template name (required)")
+	f.StringVar(&c.Language, "language", "", "template language code, e.g. en_US (required)")
+	f.StringVar(&c.Body, "body", "", `template body with positional placeholders, e.g. "Hi {{1}}"; without it, the synced template's`)
+	f.StringVar(&header, "header-format", "", "none, text, image, video or document (with --body; default none)")
+	f.StringVar(&c.HeaderText, "header-text", "", "header text, for --header-format text")
+	f.StringVar(&c.Footer, "footer", "", "footer text")
+	f.StringArrayVar(&c.VariableLabels, "variable-label", nil, "what {{n}} means, as a `label`; repeat in placeholder order")
+	f.BoolVar(&c.Activate, "activate", false, "activate the campaign at once")
+	workspaceFlag(cmd, &c.Workspace)
+	out.register(cmd, "the campaign's id")
+	e.appFlags(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("header-format", cobra.FixedCompletions(
+		[]string{"none", "text", "image", "video", "document"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
 }
 
-func workspaceOrDefault(e env, def *app.EnsureDefaultWorkspaceHandler, id string) (domain.WorkspaceID, error) {
+func newCampaignsListCmd(e *env) *cobra.Command {
+	var (
+		workspace string
+		out       output
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the workspace's campaigns, newest first",
+		Args:  noArgs,
+	}
+	cmd.RunE = e.action(func(*cobra.Command, []string) error {
+		var (
+			list *app.ListCampaignsHandler
+			def  *app.EnsureDefaultWorkspaceHandler
+		)
+		return e.withApp(func() error {
+			ws, err := workspaceOrDefault(e, def, workspace)
+			if err != nil {
+				return err
+			}
+			var all []domain.Campaign
+			page := ports.Page{Limit: app.MaxPageSize}
+			for {
+				res, err := list.Handle(e.ctx, app.ListCampaigns{Workspace: ws, Page: page})
+				if err != nil {
+					return err
+				}
+				for _, v := range res.Campaigns {
+					all = append(all, v.Campaign)
+				}
+				if res.NextCursor == "" {
+					break
+				}
+				page.Cursor = res.NextCursor
+			}
+			if out.json {
+				list := make([]campaignJSON, len(all))
+				for i, camp := range all {
+					list[i] = toCampaignJSON(camp)
+				}
+				return printJSON(e.stdout, list)
+			}
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tTEMPLATE\tLANGUAGE\tTEMPLATE STATUS\tPLACEHOLDERS")
+			for _, camp := range all {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", camp.ID, camp.Name, camp.Status, camp.Template.Name,
+					camp.Template.Language, cmp.Or(camp.TemplateStatus.String(), "local"), len(camp.Template.Placeholders))
+			}
+			return tw.Flush()
+		}, &list, &def)
+	})
+	workspaceFlag(cmd, &workspace)
+	out.register(cmd, "")
+	e.appFlags(cmd)
+	return cmd
+}
+
+// newCampaignsSetStatusCmd is campaigns activate or campaigns pause.
+func newCampaignsSetStatusCmd(e *env, to domain.CampaignStatus) *cobra.Command {
+	var (
+		workspace string
+		out       output
+	)
+	cmd := &cobra.Command{
+		Use:   "activate ID",
+		Short: "Activate a campaign: its sends are accepted",
+		Args:  oneArg("one campaign id"),
+	}
+	if to == domain.CampaignPaused {
+		cmd.Use, cmd.Short = "pause ID", "Pause a campaign: its sends answer 409 campaign_not_active"
+	}
+	cmd.RunE = e.action(func(_ *cobra.Command, args []string) error {
+		var h *app.ChangeCampaignStatusHandler
+		return e.withApp(func() error {
+			camp, err := h.Handle(e.ctx, app.ChangeCampaignStatus{Workspace: workspace, CampaignID: args[0], To: to})
+			if err != nil {
+				return err
+			}
+			if out.json {
+				return printJSON(e.stdout, toCampaignJSON(camp))
+			}
+			fmt.Fprintf(e.stdout, "campaign %s is %s\n", camp.ID, camp.Status)
+			return nil
+		}, &h)
+	})
+	workspaceFlag(cmd, &workspace)
+	out.register(cmd, "")
+	e.appFlags(cmd)
+	return cmd
+}
+
+func workspaceOrDefault(e *env, def *app.EnsureDefaultWorkspaceHandler, id string) (domain.WorkspaceID, error) {
 	if id != "" {
 		return domain.ParseWorkspaceID(id)
 	}
@@ -208,52 +245,62 @@ type templateChangeJSON struct {
 	To          string `json:"to"`
 }
 
-func campaignsSyncTemplates(e env, args []string) error {
-	c, err := parseCommand(e, "campaigns sync-templates", args, "", func(*flag.FlagSet) {})
-	if err != nil {
-		return err
+func newCampaignsSyncTemplatesCmd(e *env) *cobra.Command {
+	var out output
+	cmd := &cobra.Command{
+		Use:   "sync-templates",
+		Short: "Read the business account's templates from Meta",
+		Long: "Reads every template of the WhatsApp business account (HERALD_WHATSAPP_WABA_ID) from Meta's\n" +
+			"Cloud API, records their statuses and applies them to the campaigns that use them. The server\n" +
+			"also does this at start and every HERALD_WHATSAPP_TEMPLATE_REFRESH.",
+		Args: noArgs,
 	}
-	var h *app.SyncTemplatesHandler
-	return c.withApp(e, func() error {
-		res, err := h.Handle(e.ctx)
-		if err != nil {
-			return err
-		}
-		changes := map[string][]templateChangeJSON{}
-		for _, ch := range res.Changes {
-			changes[ch.Template] = append(changes[ch.Template], templateChangeJSON{ID: string(ch.Campaign),
-				WorkspaceID: string(ch.Workspace), From: cmp.Or(ch.From.String(), "local"), To: ch.To.String()})
-		}
-		out := make([]syncedTemplateJSON, len(res.Templates))
-		for i, t := range res.Templates {
-			out[i] = syncedTemplateJSON{Name: t.Name, Language: t.Language, Status: t.Status.String(), Category: t.Category,
-				ID: t.ProviderID, Body: t.Definition.Body, Placeholders: len(t.Definition.Placeholders),
-				Unsupported: t.Unsupported, Campaigns: changes[t.Name+" ("+t.Language+")"]}
-			if t.Unsupported == "" {
-				out[i].HeaderFormat = t.Definition.HeaderFormat.String()
+	cmd.RunE = e.action(func(*cobra.Command, []string) error {
+		var h *app.SyncTemplatesHandler
+		return e.withApp(func() error {
+			res, err := h.Handle(e.ctx)
+			if err != nil {
+				return err
 			}
-		}
-		if *c.json {
-			return c.printJSON(e.stdout, out)
-		}
-		fmt.Fprintf(e.stdout, "%d templates synced from business account %s\n", len(out), res.Account)
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tLANGUAGE\tSTATUS\tCATEGORY\tHEADER\tPLACEHOLDERS\tNOTE")
-		for _, t := range out {
-			note := t.Unsupported
-			if note != "" {
-				note = "cannot be sent by Herald: " + note
+			changes := map[string][]templateChangeJSON{}
+			for _, ch := range res.Changes {
+				changes[ch.Template] = append(changes[ch.Template], templateChangeJSON{ID: string(ch.Campaign),
+					WorkspaceID: string(ch.Workspace), From: cmp.Or(ch.From.String(), "local"), To: ch.To.String()})
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t.Name, t.Language, t.Status, t.Category,
-				cmp.Or(t.HeaderFormat, "-"), t.Placeholders, note)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		for _, ch := range res.Changes {
-			fmt.Fprintf(e.stdout, "campaign %s: template %s went from %s to %s\n", ch.Campaign, ch.Template,
-				cmp.Or(ch.From.String(), "local"), ch.To)
-		}
-		return nil
-	}, &h)
+			list := make([]syncedTemplateJSON, len(res.Templates))
+			for i, t := range res.Templates {
+				list[i] = syncedTemplateJSON{Name: t.Name, Language: t.Language, Status: t.Status.String(), Category: t.Category,
+					ID: t.ProviderID, Body: t.Definition.Body, Placeholders: len(t.Definition.Placeholders),
+					Unsupported: t.Unsupported, Campaigns: changes[t.Name+" ("+t.Language+")"]}
+				if t.Unsupported == "" {
+					list[i].HeaderFormat = t.Definition.HeaderFormat.String()
+				}
+			}
+			if out.json {
+				return printJSON(e.stdout, list)
+			}
+			fmt.Fprintf(e.stdout, "%d templates synced from business account %s\n", len(list), res.Account)
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tLANGUAGE\tSTATUS\tCATEGORY\tHEADER\tPLACEHOLDERS\tNOTE")
+			for _, t := range list {
+				note := t.Unsupported
+				if note != "" {
+					note = "cannot be sent by Herald: " + note
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t.Name, t.Language, t.Status, t.Category,
+					cmp.Or(t.HeaderFormat, "-"), t.Placeholders, note)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, ch := range res.Changes {
+				fmt.Fprintf(e.stdout, "campaign %s: template %s went from %s to %s\n", ch.Campaign, ch.Template,
+					cmp.Or(ch.From.String(), "local"), ch.To)
+			}
+			return nil
+		}, &h)
+	})
+	out.register(cmd, "")
+	e.appFlags(cmd, "whatsapp-api-url", "whatsapp-access-token", "whatsapp-waba-id")
+	return cmd
 }

@@ -147,8 +147,8 @@ func TestUnknownCommand(t *testing.T) {
 	if code := run(context.Background(), []string{"frobnicate"}, envOf(nil), nil, io.Discard, &errOut); code != 2 {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(errOut.String(), "Usage:") {
-		t.Error("an unknown command should print the usage")
+	if want := "herald: unknown command \"frobnicate\" for \"herald\"\nRun 'herald --help' for usage.\n"; errOut.String() != want {
+		t.Errorf("an unknown command printed %q, want %q", errOut.String(), want)
 	}
 }
 

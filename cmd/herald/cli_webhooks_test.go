@@ -286,6 +286,7 @@ func TestWebhooksReplayOnPostgresWithNUL(t *testing.T) {
 
 func TestWebhooksReplayUsage(t *testing.T) {
 	t.Parallel()
+	const replayUsage = "Run 'herald webhooks replay --help' for usage.\n"
 	c := newCLI(t)
 	for _, tc := range []struct {
 		args   []string
@@ -293,11 +294,11 @@ func TestWebhooksReplayUsage(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"--id", "evt_01m80000000000000000000000", "--since", "2026-11-23T00:00:00Z"}, 2,
-			"herald: usage: give --id or --since, not both\n"},
-		{[]string{"--since", "yesterday"}, 2, "herald: usage: --since must be an RFC 3339 time, e.g. 2026-11-23T00:00:00Z\n"},
-		{[]string{"--since", "2026-11-23"}, 2, "herald: usage: --since must be an RFC 3339 time, e.g. 2026-11-23T00:00:00Z\n"},
+			"herald: give --id or --since, not both\n" + replayUsage},
+		{[]string{"--since", "yesterday"}, 2, "herald: --since must be an RFC 3339 time, e.g. 2026-11-23T00:00:00Z\n" + replayUsage},
+		{[]string{"--since", "2026-11-23"}, 2, "herald: --since must be an RFC 3339 time, e.g. 2026-11-23T00:00:00Z\n" + replayUsage},
 		{[]string{"evt_01m80000000000000000000000"}, 2,
-			"herald: usage: herald webhooks replay takes no argument \"evt_01m80000000000000000000000\" (quote values that contain spaces)\n"},
+			"herald: webhooks replay takes no argument \"evt_01m80000000000000000000000\" (quote values that contain spaces)\n" + replayUsage},
 		{[]string{"--id", "evt_bogus"}, 1, "herald: no webhook event with this id\n"},
 		{[]string{"--id", "evt_01m80000000000000000000000"}, 1, "herald: no webhook event with this id\n"},
 	} {
@@ -306,7 +307,7 @@ func TestWebhooksReplayUsage(t *testing.T) {
 			t.Errorf("webhooks replay %v: exit %d, stdout %q, stderr %q; want exit %d and %q", tc.args, code, out, errOut, tc.code, tc.stderr)
 		}
 	}
-	if code, _, errOut := c.run("webhooks", "replay", "--frobnicate"); code != 2 || !strings.HasPrefix(errOut, "herald: usage: ") {
+	if code, _, errOut := c.run("webhooks", "replay", "--frobnicate"); code != 2 || errOut != "herald: unknown flag: --frobnicate\n"+replayUsage {
 		t.Errorf("an unknown flag: exit %d %q", code, errOut)
 	}
 }

@@ -1,22 +1,26 @@
 package main
 
 import (
-	"flag"
+	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/heraldhq/herald/adapters/media"
 	"github.com/heraldhq/herald/domain"
 )
 
-// Config is every setting of the binary. Each comes from a flag whose default
-// is read from its HERALD_* variable, so a flag wins over the environment.
+// Config is every setting of the binary. Each is read from its HERALD_*
+// variable; the commands that expose it as a flag let the flag win over the
+// variable (herald serve exposes every setting, the other commands the few
+// they are about: settingsFlags).
 type Config struct {
 	Addr                 string
 	DebugAddr            string
@@ -51,13 +55,19 @@ type Config struct {
 	TrustedProxies             string
 	TLSCertFile                string
 	TLSKeyFile                 string
+
+	// logFormatDefault is HERALD_LOG_FORMAT's default: console on a
+	// terminal, json otherwise.
+	logFormatDefault string
 }
 
-// codec parses and prints one setting's value; a boolean one's flag needs
-// no argument (--media-allow-http).
+// codec parses and prints one setting's value. typ names the value in
+// --help (--addr host:port); a boolean one's flag needs no argument
+// (--media-allow-http).
 type codec struct {
 	set    func(string) error
 	get    func() string
+	typ    string
 	isBool bool
 }
 
@@ -66,6 +76,7 @@ type codec struct {
 type setting struct {
 	flag, env, def, usage string
 	secret, isBool        bool
+	typ                   string
 	set                   func(string) error
 	get                   func() string
 }
@@ -81,7 +92,7 @@ func (s setting) help() string {
 
 func settings(c *Config, logFormatDefault string) []setting {
 	str := func(p *string) codec {
-		return codec{set: func(s string) error { *p = s; return nil }, get: func() string { return *p }}
+		return codec{set: func(s string) error { *p = s; return nil }, get: func() string { return *p }, typ: "string"}
 	}
 	dur := func(p *time.Duration) codec {
 		return codec{set: func(s string) error {
@@ -92,7 +103,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = d
 			return nil
 		},
-			get: func() string { return p.String() }}
+			get: func() string { return p.String() }, typ: "duration"}
 	}
 	num := func(p *int, lo, hi int) codec {
 		return codec{set: func(s string) error {
@@ -103,7 +114,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = n
 			return nil
 		},
-			get: func() string { return strconv.Itoa(*p) }}
+			get: func() string { return strconv.Itoa(*p) }, typ: "int"}
 	}
 	boolean := func(p *bool) codec {
 		return codec{set: func(s string) error {
@@ -114,7 +125,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = b
 			return nil
 		},
-			get: func() string { return strconv.FormatBool(*p) }, isBool: true}
+			get: func() string { return strconv.FormatBool(*p) }, typ: "bool", isBool: true}
 	}
 	positive := func(p *float64) codec {
 		return codec{set: func(s string) error {
@@ -125,7 +136,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = f
 			return nil
 		},
-			get: func() string { return strconv.FormatFloat(*p, 'g', -1, 64) }}
+			get: func() string { return strconv.FormatFloat(*p, 'g', -1, 64) }, typ: "number"}
 	}
 	oneOf := func(p *string, allowed ...string) codec {
 		return codec{set: func(s string) error {
@@ -137,7 +148,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 			}
 			return fmt.Errorf("%q is not one of %s", s, strings.Join(allowed, ", "))
 		},
-			get: func() string { return *p }}
+			get: func() string { return *p }, typ: "string"}
 	}
 	addr := func(p *string) codec {
 		return codec{set: func(s string) error {
@@ -148,7 +159,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = s
 			return nil
 		},
-			get: func() string { return *p }}
+			get: func() string { return *p }, typ: "host:port"}
 	}
 	optionalAddr := func(p *string) codec { // empty turns the listener off
 		a := addr(p)
@@ -158,7 +169,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 				return nil
 			}
 			return a.set(s)
-		}, get: a.get}
+		}, get: a.get, typ: a.typ}
 	}
 	database := func(p *string) codec {
 		return codec{set: func(s string) error {
@@ -168,7 +179,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = s
 			return nil
 		},
-			get: func() string { return *p }}
+			get: func() string { return *p }, typ: "url"}
 	}
 	baseURL := func(p *string) codec {
 		return codec{set: func(s string) error {
@@ -179,7 +190,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = s
 			return nil
 		},
-			get: func() string { return *p }}
+			get: func() string { return *p }, typ: "url"}
 	}
 	hosts := func(p *string) codec {
 		return codec{set: func(s string) error {
@@ -191,7 +202,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = s
 			return nil
 		},
-			get: func() string { return *p }}
+			get: func() string { return *p }, typ: "list"}
 	}
 	proxies := func(p *string) codec {
 		return codec{set: func(s string) error {
@@ -201,7 +212,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = s
 			return nil
 		},
-			get: func() string { return *p }}
+			get: func() string { return *p }, typ: "list"}
 	}
 	keywords := func(p *string) codec {
 		return codec{set: func(s string) error {
@@ -211,10 +222,10 @@ func settings(c *Config, logFormatDefault string) []setting {
 			*p = s
 			return nil
 		},
-			get: func() string { return *p }}
+			get: func() string { return *p }, typ: "list"}
 	}
 	mk := func(flag, env, def, usage string, secret bool, c codec) setting {
-		return setting{flag: flag, env: env, def: def, usage: usage, secret: secret, isBool: c.isBool, set: c.set, get: c.get}
+		return setting{flag: flag, env: env, def: def, usage: usage, secret: secret, isBool: c.isBool, typ: c.typ, set: c.set, get: c.get}
 	}
 	return []setting{
 		mk("addr", "HERALD_ADDR", "127.0.0.1:8080", "listen address (port 0 picks a free port)", false, addr(&c.Addr)),
@@ -251,29 +262,48 @@ func settings(c *Config, logFormatDefault string) []setting {
 	}
 }
 
-// newFlagSet registers every setting on a flag set for command name. Values
-// in the environment become the flags' defaults; a bad one is an error.
-func newFlagSet(name string, getenv func(string) string, stderr io.Writer, logFormatDefault string) (*flag.FlagSet, *Config, error) {
-	c := &Config{}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// loadConfig reads every setting: its default, then its HERALD_* variable.
+// A variable with a bad value is reported, naming it, with the others; the
+// setting keeps its default.
+func loadConfig(getenv func(string) string, logFormatDefault string) (*Config, error) {
+	c := &Config{logFormatDefault: logFormatDefault}
+	var errs []error
 	for _, s := range settings(c, logFormatDefault) {
 		if err := s.set(s.def); err != nil {
-			return nil, nil, fmt.Errorf("default of %s: %w", s.env, err)
+			return nil, fmt.Errorf("default of %s: %w", s.env, err)
 		}
 		if v := getenv(s.env); v != "" {
 			if err := s.set(v); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", s.env, err)
+				errs = append(errs, fmt.Errorf("%s: %w", s.env, err))
 			}
 		}
+	}
+	return c, errors.Join(errs...)
+}
+
+// addFlags registers the settings whose flags are named (every setting when
+// none is) on fs. A flag wins over the variable. --help shows each with its
+// variable and its default, never the value in force, which may be a
+// secret.
+func (c *Config) addFlags(fs *pflag.FlagSet, names ...string) {
+	for _, s := range settings(c, c.logFormatDefault) {
+		if len(names) > 0 && !slices.Contains(names, s.flag) {
+			continue
+		}
+		f := fs.VarPF(settingValue{s}, s.flag, "", s.help())
+		f.DefValue = "" // the default is in the help text
 		if s.isBool {
-			fs.BoolFunc(s.flag, s.help(), s.set)
-		} else {
-			fs.Func(s.flag, s.help(), s.set)
+			f.NoOptDefVal = "true"
 		}
 	}
-	return fs, c, nil
 }
+
+// settingValue is a setting as a flag's value.
+type settingValue struct{ s setting }
+
+func (v settingValue) String() string     { return v.s.get() }
+func (v settingValue) Set(x string) error { return v.s.set(x) }
+func (v settingValue) Type() string       { return v.s.typ }
 
 // masked returns the effective settings by variable name, secrets hidden, for
 // the start-up log.

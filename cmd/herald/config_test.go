@@ -7,17 +7,29 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
-func TestConfigDefaults(t *testing.T) {
-	t.Parallel()
-	fs, c, err := newFlagSet("serve", envOf(nil), io.Discard, "json")
+// serveFlags is the settings read from env, with every setting as a flag,
+// as herald serve has them.
+func serveFlags(t *testing.T, env func(string) string) (*pflag.FlagSet, *Config) {
+	t.Helper()
+	c, err := loadConfig(env, "json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fs.Parse(nil); err != nil {
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	c.addFlags(fs)
+	return fs, c
+}
+
+func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := loadConfig(envOf(nil), "json")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Addr != "127.0.0.1:8080" || c.DatabaseURL != "sqlite:herald.db" || c.RateLimit != 50 || c.RateBurst != 100 ||
@@ -30,10 +42,7 @@ func TestConfigDefaults(t *testing.T) {
 func TestConfigEnvironmentAndFlags(t *testing.T) {
 	t.Parallel()
 	env := envOf(map[string]string{"HERALD_ADDR": "127.0.0.1:9000", "HERALD_KEY_CACHE_TTL": "5s", "HERALD_MEDIA_ALLOW_HTTP": "true"})
-	fs, c, err := newFlagSet("serve", env, io.Discard, "json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fs, c := serveFlags(t, env)
 	if err := fs.Parse([]string{"--addr", "127.0.0.1:9001"}); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +52,7 @@ func TestConfigEnvironmentAndFlags(t *testing.T) {
 	if c.KeyCacheTTL != 5*time.Second || !c.MediaAllowHTTP {
 		t.Errorf("environment not applied: %+v", c)
 	}
-	fs, c, _ = newFlagSet("serve", env, io.Discard, "json")
+	fs, c = serveFlags(t, env)
 	if err := fs.Parse([]string{"--media-allow-http=false"}); err != nil || c.MediaAllowHTTP {
 		t.Errorf("--media-allow-http=false over HERALD_MEDIA_ALLOW_HTTP=true: %v %v", c.MediaAllowHTTP, err)
 	}
@@ -116,11 +125,10 @@ func TestMaskedHidesSecrets(t *testing.T) {
 		"HERALD_WHATSAPP_ACCESS_TOKEN": "EAAG-secret-token", "HERALD_WHATSAPP_APP_SECRET": "appsecret",
 		"HERALD_DATABASE_URL": "postgres://herald:pgpass@db:5432/herald?sslmode=require", "HERALD_WHATSAPP_VERIFY_TOKEN": "verify-me",
 	})
-	fs, c, err := newFlagSet("serve", env, io.Discard, "json")
+	c, err := loadConfig(env, "json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs.Parse(nil)
 	m := c.masked()
 	var dump strings.Builder
 	for _, v := range m {
@@ -147,8 +155,7 @@ func TestMaskedHidesSecrets(t *testing.T) {
 		}
 	}
 	sqlite := map[string]string{"HERALD_DATABASE_URL": "sqlite:/var/lib/herald/herald.db"}
-	fs, c, _ = newFlagSet("serve", envOf(sqlite), io.Discard, "json")
-	fs.Parse(nil)
+	c, _ = loadConfig(envOf(sqlite), "json")
 	if got := c.masked()["HERALD_DATABASE_URL"]; got != sqlite["HERALD_DATABASE_URL"] {
 		t.Errorf("a SQLite path holds no secret and should show as is: %s", got)
 	}

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
@@ -29,41 +30,66 @@ type keyJSON struct {
 	RevokedAt   *string `json:"revokedAt"`
 }
 
-func keysCreate(e env, args []string) error {
-	var name, mode, workspace string
-	c, err := parseCommand(e, "keys create", args, "", func(fs *flag.FlagSet) {
-		fs.StringVar(&name, "name", "", "key name (required)")
-		fs.StringVar(&mode, "mode", "test", "live or test")
-		workspaceFlag(fs, &workspace)
-	})
-	if err != nil {
-		return err
+func newKeysCmd(e *env) *cobra.Command {
+	return noun("keys", "Create, list and revoke the API keys that call /v1",
+		newKeysCreateCmd(e), newKeysListCmd(e), newKeysRevokeCmd(e))
+}
+
+func newKeysCreateCmd(e *env) *cobra.Command {
+	var (
+		name, mode, workspace string
+		out                   output
+	)
+	cmd := &cobra.Command{
+		Use:   "create --name N [--mode live|test]",
+		Short: "Create an API key; its token is printed once",
+		Long: "Creates an API key and prints its token, the only time it is shown: Herald stores only its hash.\n" +
+			"Send the token in the X-API-KEY header. Test keys (the default) send in the sandbox, live keys through WhatsApp.",
+		Example: "  export KEY=$(herald keys create --name dev --mode test -q)",
+		Args:    noArgs,
 	}
-	if name == "" {
-		return fmt.Errorf("%w: --name is required", errUsage)
-	}
-	m, err := domain.ParseKeyMode(mode)
-	if err != nil {
-		return fmt.Errorf("%w: --mode must be live or test", errUsage)
-	}
-	var h *app.CreateKeyHandler
-	return c.withApp(e, func() error {
-		k, err := h.Handle(e.ctx, app.CreateKey{Workspace: workspace, Name: name, Mode: m})
-		if err != nil {
+	cmd.RunE = e.action(func(*cobra.Command, []string) error {
+		if err := out.check(); err != nil {
 			return err
 		}
-		if m == domain.ModeLive && !c.cfg.whatsApp().Configured() {
-			fmt.Fprint(e.stderr, liveKeyWarning)
+		if name == "" {
+			return usagef("--name is required")
 		}
-		if *c.json {
-			return c.printJSON(e.stdout, createdKeyJSON{ID: string(k.Key.ID), Token: k.Token.Plaintext(),
-				Identifier: k.Key.Identifier, Mode: k.Key.Mode.String(), WorkspaceID: string(k.Key.Workspace)})
+		m, err := domain.ParseKeyMode(mode)
+		if err != nil {
+			return usagef("--mode must be live or test")
 		}
-		fmt.Fprintf(e.stdout, "API key %s (%s, %s) created in workspace %s.\n\n    %s\n\n"+
-			"This is the only time the token is shown: store it now. Send it in the X-API-KEY header.\n",
-			k.Key.Name, k.Key.ID, k.Key.Mode, k.Key.Workspace, k.Token.Plaintext())
-		return nil
-	}, &h)
+		var h *app.CreateKeyHandler
+		return e.withApp(func() error {
+			k, err := h.Handle(e.ctx, app.CreateKey{Workspace: workspace, Name: name, Mode: m})
+			if err != nil {
+				return err
+			}
+			if m == domain.ModeLive && !e.cfg.whatsApp().Configured() {
+				fmt.Fprint(e.stderr, liveKeyWarning)
+			}
+			switch {
+			case out.json:
+				return printJSON(e.stdout, createdKeyJSON{ID: string(k.Key.ID), Token: k.Token.Plaintext(),
+					Identifier: k.Key.Identifier, Mode: k.Key.Mode.String(), WorkspaceID: string(k.Key.Workspace)})
+			case out.quiet:
+				fmt.Fprintln(e.stdout, k.Token.Plaintext())
+				return nil
+			}
+			fmt.Fprintf(e.stdout, "API key %s (%s, %s) created in workspace %s.\n\n    %s\n\n"+
+				"This is the only time the token is shown: store it now. Send it in the X-API-KEY header.\n",
+				k.Key.Name, k.Key.ID, k.Key.Mode, k.Key.Workspace, k.Token.Plaintext())
+			return nil
+		}, &h)
+	})
+	f := cmd.Flags()
+	f.StringVar(&name, "name", "", "key name (required)")
+	f.StringVar(&mode, "mode", "test", "live or test")
+	workspaceFlag(cmd, &workspace)
+	out.register(cmd, "the token")
+	e.appFlags(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{"test", "live"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
 }
 
 // liveKeyWarning is what keys create --mode live says on stderr when the
@@ -73,65 +99,86 @@ const liveKeyWarning = "warning: these settings have no WhatsApp Cloud API numbe
 	"HERALD_WHATSAPP_PHONE_NUMBER_ID are not both set). A server started with them answers this live key's sends with " +
 	"503 whatsapp_not_configured: live messages go only to WhatsApp. Set both on the server, or use --mode test to send in the sandbox.\n"
 
-func keysList(e env, args []string) error {
-	var workspace string
-	c, err := parseCommand(e, "keys list", args, "", func(fs *flag.FlagSet) {
-		workspaceFlag(fs, &workspace)
-	})
-	if err != nil {
-		return err
+func newKeysListCmd(e *env) *cobra.Command {
+	var (
+		workspace string
+		out       output
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the workspace's keys, newest first (never their tokens)",
+		Args:  noArgs,
 	}
-	var h *app.ListKeysHandler
-	return c.withApp(e, func() error {
-		ks, err := h.Handle(e.ctx, app.ListKeys{Workspace: workspace})
-		if err != nil {
-			return err
-		}
-		if *c.json {
-			out := make([]keyJSON, len(ks))
-			for i, k := range ks {
-				out[i] = toKeyJSON(k)
+	cmd.RunE = e.action(func(*cobra.Command, []string) error {
+		var h *app.ListKeysHandler
+		return e.withApp(func() error {
+			ks, err := h.Handle(e.ctx, app.ListKeys{Workspace: workspace})
+			if err != nil {
+				return err
 			}
-			return c.printJSON(e.stdout, out)
-		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tIDENTIFIER\tMODE\tCREATED\tLAST USED\tSTATUS")
-		for _, k := range ks {
-			status := "active"
-			if k.RevokedAt != nil {
-				status = "revoked " + k.RevokedAt.Format(time.DateTime)
+			if out.json {
+				list := make([]keyJSON, len(ks))
+				for i, k := range ks {
+					list[i] = toKeyJSON(k)
+				}
+				return printJSON(e.stdout, list)
 			}
-			last := "never"
-			if k.LastUsedAt != nil {
-				last = k.LastUsedAt.Format(time.DateTime)
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tIDENTIFIER\tMODE\tCREATED\tLAST USED\tSTATUS")
+			for _, k := range ks {
+				status := "active"
+				if k.RevokedAt != nil {
+					status = "revoked " + k.RevokedAt.Format(time.DateTime)
+				}
+				last := "never"
+				if k.LastUsedAt != nil {
+					last = k.LastUsedAt.Format(time.DateTime)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Identifier, k.Mode,
+					k.CreatedAt.Format(time.DateTime), last, status)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Identifier, k.Mode,
-				k.CreatedAt.Format(time.DateTime), last, status)
-		}
-		return tw.Flush()
-	}, &h)
+			return tw.Flush()
+		}, &h)
+	})
+	workspaceFlag(cmd, &workspace)
+	out.register(cmd, "")
+	e.appFlags(cmd)
+	return cmd
 }
 
-func keysRevoke(e env, args []string) error {
-	var workspace string
-	c, err := parseCommand(e, "keys revoke", args, "one key id", func(fs *flag.FlagSet) {
-		workspaceFlag(fs, &workspace)
-	})
-	if err != nil {
-		return err
+func newKeysRevokeCmd(e *env) *cobra.Command {
+	var (
+		workspace string
+		out       output
+	)
+	cmd := &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke a key; servers refuse it within HERALD_KEY_CACHE_TTL",
+		Args:  oneArg("one key id"),
 	}
-	var h *app.RevokeKeyHandler
-	return c.withApp(e, func() error {
-		k, err := h.Handle(e.ctx, app.RevokeKey{Workspace: workspace, KeyID: c.args[0]})
-		if err != nil {
-			return err
-		}
-		if *c.json {
-			return c.printJSON(e.stdout, map[string]string{"id": string(k.ID), "revokedAt": k.RevokedAt.Format(time.RFC3339Nano)})
-		}
-		fmt.Fprintf(e.stdout, "API key %s revoked; servers stop accepting it within the key cache TTL (HERALD_KEY_CACHE_TTL).\n", k.ID)
-		return nil
-	}, &h)
+	cmd.RunE = e.action(func(_ *cobra.Command, args []string) error {
+		var h *app.RevokeKeyHandler
+		return e.withApp(func() error {
+			k, err := h.Handle(e.ctx, app.RevokeKey{Workspace: workspace, KeyID: args[0]})
+			if err != nil {
+				return err
+			}
+			if out.json {
+				return printJSON(e.stdout, map[string]string{"id": string(k.ID), "revokedAt": k.RevokedAt.Format(time.RFC3339Nano)})
+			}
+			fmt.Fprintf(e.stdout, "API key %s revoked; servers stop accepting it within the key cache TTL (HERALD_KEY_CACHE_TTL).\n", k.ID)
+			return nil
+		}, &h)
+	})
+	workspaceFlag(cmd, &workspace)
+	out.register(cmd, "")
+	e.appFlags(cmd)
+	return cmd
+}
+
+// workspaceFlag registers --workspace.
+func workspaceFlag(cmd *cobra.Command, p *string) {
+	cmd.Flags().StringVar(p, "workspace", "", "workspace id (default: the default workspace)")
 }
 
 func toKeyJSON(k domain.APIKey) keyJSON {

@@ -7,8 +7,10 @@ import (
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
+// Set at build time by make build: -ldflags "-X main.version=… -X
+// main.commit=… -X main.buildTime=…". Empty ones are taken from the build
+// information Go records in the binary (version.go).
+var version, commit, buildTime string
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

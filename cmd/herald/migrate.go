@@ -3,16 +3,35 @@ package main
 import (
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/heraldhq/herald/adapters/sqlstore"
 )
 
-// migrate applies the embedded migrations to the configured database.
-func migrate(e env, args []string) error {
-	c, err := parseCommand(e, "migrate", args, "", nil)
+// newMigrateCmd is herald migrate: alone it applies every pending
+// migration (up).
+func newMigrateCmd(e *env) *cobra.Command {
+	var out output
+	cmd := &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply database migrations",
+		Long: "Applies the migrations this binary embeds to the database (HERALD_DATABASE_URL). The server\n" +
+			"migrates an embedded SQLite database itself; on PostgreSQL it refuses a schema that is behind.",
+		Args: noArgs,
+	}
+	cmd.RunE = e.action(func(*cobra.Command, []string) error { return migrateUp(e, out) })
+	out.register(cmd, "")
+	e.settingFlags(cmd)
+	return cmd
+}
+
+// migrateUp applies the embedded migrations to the configured database.
+func migrateUp(e *env, out output) error {
+	cfg, err := e.config()
 	if err != nil {
 		return err
 	}
-	db, d, err := sqlstore.Open(e.ctx, sqlstore.Config{DatabaseURL: c.cfg.DatabaseURL, MaxOpenConns: c.cfg.DatabaseMaxOpenConns})
+	db, d, err := sqlstore.Open(e.ctx, sqlstore.Config{DatabaseURL: cfg.DatabaseURL, MaxOpenConns: cfg.DatabaseMaxOpenConns})
 	if err != nil {
 		return err
 	}
@@ -28,8 +47,8 @@ func migrate(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *c.json {
-		return c.printJSON(e.stdout, map[string]int{"from": from, "to": to})
+	if out.json {
+		return printJSON(e.stdout, map[string]int{"from": from, "to": to})
 	}
 	if from == to {
 		fmt.Fprintf(e.stdout, "database schema is up to date at version %d\n", to)

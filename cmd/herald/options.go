@@ -80,7 +80,7 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		return nil, fmt.Errorf("HERALD_TRUSTED_PROXIES: %w", err)
 	}
 	if (cfg.TLSCertFile == "") != (cfg.TLSKeyFile == "") {
-		return nil, fmt.Errorf("%w: HERALD_TLS_CERT_FILE and HERALD_TLS_KEY_FILE go together: set both to serve HTTPS, or neither", errUsage)
+		return nil, usagef("HERALD_TLS_CERT_FILE and HERALD_TLS_KEY_FILE go together: set both to serve HTTPS, or neither")
 	}
 	return fx.Options(
 		core,
@@ -140,7 +140,7 @@ func liveSender(cfg *Config) fx.Option {
 }
 
 // cliOptions are the modules for administration commands: no server, no
-// workers.
-func cliOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
-	return coreOptions(cfg, logOut, "warn")
+// workers; the log goes to logOut at level.
+func cliOptions(cfg *Config, logOut io.Writer, level string) (fx.Option, error) {
+	return coreOptions(cfg, logOut, level)
 }

@@ -18,11 +18,10 @@ import (
 
 func testConfig(t *testing.T, databaseURL string) *Config {
 	t.Helper()
-	fs, c, err := newFlagSet("serve", envOf(map[string]string{"HERALD_DATABASE_URL": databaseURL, "HERALD_ADDR": "127.0.0.1:0"}), io.Discard, "json")
+	c, err := loadConfig(envOf(map[string]string{"HERALD_DATABASE_URL": databaseURL, "HERALD_ADDR": "127.0.0.1:0"}), "json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs.Parse(nil)
 	return c
 }
 
@@ -39,7 +38,7 @@ func TestGraphsAreComplete(t *testing.T) {
 		if err := fx.ValidateApp(opts); err != nil {
 			t.Errorf("server graph for %s: %v", url, err)
 		}
-		cli, err := cliOptions(c, io.Discard)
+		cli, err := cliOptions(c, io.Discard, "error")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +61,7 @@ func TestGraphsAreComplete(t *testing.T) {
 			if err := fx.ValidateApp(opts); err != nil {
 				t.Errorf("server graph for %s and the Cloud API (%s): %v", url, wa.name, err)
 			}
-			cli, err := cliOptions(live, io.Discard)
+			cli, err := cliOptions(live, io.Discard, "error")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
@@ -17,21 +18,26 @@ import (
 	"github.com/heraldhq/herald/app"
 )
 
+func newServeCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the API server and the dispatcher",
+		Long: "Runs the API server, the dashboard and the dispatcher until SIGINT or SIGTERM. Every setting is\n" +
+			"a flag whose default comes from its HERALD_* variable; a flag wins over the variable.",
+		Args: noArgs,
+	}
+	cmd.RunE = e.action(func(*cobra.Command, []string) error { return serve(e) })
+	e.cfg.addFlags(cmd.Flags())
+	return cmd
+}
+
 // serve runs the server until the context ends (SIGINT or SIGTERM).
-func serve(e env, args []string) error {
-	c, err := newCommand(e, "serve", nil)
+func serve(e *env) error {
+	cfg, err := e.config()
 	if err != nil {
 		return err
 	}
-	c.about = "Usage: herald serve [flags]\n\nRuns the API server and the dispatcher. Every setting is a flag whose default\n" +
-		"comes from its HERALD_* variable (a flag wins over the variable):"
-	if err := c.parse(args); err != nil {
-		return err
-	}
-	if err := c.positional(""); err != nil {
-		return err
-	}
-	opts, err := appOptions(c.cfg, e.stderr)
+	opts, err := appOptions(cfg, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -44,8 +50,8 @@ func serve(e env, args []string) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	logStart(log, c.cfg, gogc)
-	warnExposedFiles(log, c.cfg.DatabaseURL)
+	logStart(log, cfg, gogc)
+	warnExposedFiles(log, cfg.DatabaseURL)
 	if err := a.Start(e.ctx); err != nil {
 		return err
 	}
@@ -91,7 +97,8 @@ func logStart(log *zap.Logger, cfg *Config, gogc string) {
 	}
 	sort.Strings(names)
 	fields := make([]zap.Field, 0, len(names)+2)
-	fields = append(fields, zap.String("version", version), zap.String("gogc", gogc))
+	info := readBuildInfo()
+	fields = append(fields, zap.String("version", info.Version), zap.String("commit", info.Commit), zap.String("gogc", gogc))
 	for _, k := range names {
 		fields = append(fields, zap.String(strings.ToLower(k), settings[k]))
 	}
