@@ -2,39 +2,166 @@ package main
 
 import (
 	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"github.com/heraldhq/herald/adapters/sqlstore"
 )
 
-// migrate applies the embedded migrations to the configured database.
+const migrateUsage = `Usage: herald migrate [up|down|status|version] [flags]
+
+  up       apply every pending migration (the default)
+  down     undo the latest migration
+  status   list the migrations, each with when it was applied or "pending"
+  version  print the schema version and this build's latest`
+
+// migrateActions are herald migrate's subcommands.
+var migrateActions = map[string]func(e env, c *command, db *sqlx.DB, d sqlstore.Dialect) error{
+	"up":      migrateUp,
+	"down":    migrateDown,
+	"status":  migrateStatus,
+	"version": migrateVersion,
+}
+
+// migrate applies, undoes or reports the embedded migrations on the
+// configured database.
 func migrate(e env, args []string) error {
-	c, err := parseCommand(e, "migrate", args, "", nil)
+	c, err := newCommand(e, "migrate", nil)
 	if err != nil {
 		return err
+	}
+	c.json = c.fs.Bool("json", false, "print one JSON value on stdout")
+	c.about = migrateUsage
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	action := "up"
+	switch len(c.args) {
+	case 0:
+	case 1:
+		action = c.args[0]
+	default:
+		return fmt.Errorf("%w: herald migrate takes one of up, down, status or version, got %q", errUsage, c.args)
+	}
+	do, ok := migrateActions[action]
+	if !ok {
+		return fmt.Errorf("%w: herald migrate %s: want up, down, status or version", errUsage, action)
 	}
 	db, d, err := sqlstore.Open(e.ctx, sqlstore.Config{DatabaseURL: c.cfg.DatabaseURL, MaxOpenConns: c.cfg.DatabaseMaxOpenConns})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	from, _, err := sqlstore.Version(e.ctx, db)
+	return do(e, c, db, d)
+}
+
+// migrationStep is what up and down print with --json.
+type migrationStep struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+func migrateUp(e env, c *command, db *sqlx.DB, d sqlstore.Dialect) error {
+	from, _, err := sqlstore.Version(e.ctx, db, d)
 	if err != nil {
 		return err
 	}
 	if err := sqlstore.Migrate(e.ctx, db, d); err != nil {
 		return err
 	}
-	to, _, err := sqlstore.Version(e.ctx, db)
+	to, _, err := sqlstore.Version(e.ctx, db, d)
 	if err != nil {
 		return err
 	}
 	if *c.json {
-		return c.printJSON(e.stdout, map[string]int{"from": from, "to": to})
+		return c.printJSON(e.stdout, migrationStep{From: from, To: to})
 	}
 	if from == to {
 		fmt.Fprintf(e.stdout, "database schema is up to date at version %d\n", to)
 	} else {
 		fmt.Fprintf(e.stdout, "database schema migrated from version %d to %d\n", from, to)
+	}
+	return nil
+}
+
+func migrateDown(e env, c *command, db *sqlx.DB, d sqlstore.Dialect) error {
+	from, _, err := sqlstore.Version(e.ctx, db, d)
+	if err != nil {
+		return err
+	}
+	if err := sqlstore.MigrateDown(e.ctx, db, d); err != nil {
+		return err
+	}
+	to, _, err := sqlstore.Version(e.ctx, db, d)
+	if err != nil {
+		return err
+	}
+	if *c.json {
+		return c.printJSON(e.stdout, migrationStep{From: from, To: to})
+	}
+	fmt.Fprintf(e.stdout, "database schema migrated down from version %d to %d\n", from, to)
+	return nil
+}
+
+// migrationJSON is one migration in herald migrate status --json.
+type migrationJSON struct {
+	Version int `json:"version"`
+	// Name is null for a migration this build does not know.
+	Name *string `json:"name"`
+	// AppliedAt is null while the migration is pending.
+	AppliedAt *time.Time `json:"appliedAt"`
+}
+
+func migrateStatus(e env, c *command, db *sqlx.DB, d sqlstore.Dialect) error {
+	states, err := sqlstore.MigrationStatus(e.ctx, db, d)
+	if err != nil {
+		return err
+	}
+	if *c.json {
+		out := make([]migrationJSON, len(states))
+		for i, m := range states {
+			out[i].Version = m.Version
+			if m.Name != "" {
+				out[i].Name = &m.Name
+			}
+			if m.Applied() {
+				out[i].AppliedAt = &m.AppliedAt
+			}
+		}
+		return c.printJSON(e.stdout, out)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VERSION\tNAME\tAPPLIED")
+	for _, m := range states {
+		name, applied := m.Name, "pending"
+		if name == "" {
+			name = "(unknown to this build)"
+		}
+		if m.Applied() {
+			applied = m.AppliedAt.UTC().Format(time.DateTime)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\n", m.Version, name, applied)
+	}
+	return tw.Flush()
+}
+
+func migrateVersion(e env, c *command, db *sqlx.DB, d sqlstore.Dialect) error {
+	current, latest, err := sqlstore.Version(e.ctx, db, d)
+	if err != nil {
+		return err
+	}
+	if *c.json {
+		return c.printJSON(e.stdout, map[string]int{"current": current, "latest": latest})
+	}
+	switch {
+	case current < latest:
+		fmt.Fprintf(e.stdout, "database schema is at version %d; this build's latest is %d: run herald migrate\n", current, latest)
+	case current > latest:
+		fmt.Fprintf(e.stdout, "database schema is at version %d, newer than this build's latest, %d\n", current, latest)
+	default:
+		fmt.Fprintf(e.stdout, "database schema is at version %d, this build's latest\n", current)
 	}
 	return nil
 }
