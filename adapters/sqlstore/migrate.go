@@ -69,7 +69,8 @@ type MigrationState struct {
 	// migration the database has and this build does not know (a newer
 	// build applied it).
 	Name string
-	// AppliedAt is when it was applied, to the second; zero while pending.
+	// AppliedAt is when it was applied, in UTC (to the second on SQLite,
+	// where goose stores whole seconds); zero while pending.
 	AppliedAt time.Time
 }
 
@@ -116,11 +117,11 @@ func MigrateDown(ctx context.Context, db *sqlx.DB, d Dialect) error {
 	if current == 0 {
 		return errors.New("sqlstore: the database has no migration to undo")
 	}
-	name, reversible, err := reversible(d, current)
+	name, ok, err := reversible(d, current)
 	if err != nil {
 		return err
 	}
-	if !reversible {
+	if !ok {
 		return fmt.Errorf("sqlstore: %w: %s has no down section (-- +goose Down)", ErrIrreversible, name)
 	}
 	if _, err := p.Down(ctx); err != nil {
@@ -297,14 +298,16 @@ func isAnnotation(line, a string) bool {
 func appliedMigrations(ctx context.Context, db *sqlx.DB, d Dialect) (map[int]time.Time, error) {
 	const op = "read the schema version"
 	q := d.appliedMigrations()
-	switch ok, err := tableExists(ctx, db, d, goose.DefaultTablename); {
-	case err != nil:
+	takenOver, err := tableExists(ctx, db, d, goose.DefaultTablename)
+	if err != nil {
 		return nil, translate(d, op, err, nil)
-	case !ok:
-		switch ok, err := tableExists(ctx, db, d, legacyTable); {
-		case err != nil:
+	}
+	if !takenOver {
+		legacy, err := tableExists(ctx, db, d, legacyTable)
+		if err != nil {
 			return nil, translate(d, op, err, nil)
-		case !ok:
+		}
+		if !legacy {
 			return map[int]time.Time{}, nil
 		}
 		q = legacyApplied

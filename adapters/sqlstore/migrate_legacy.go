@@ -20,9 +20,9 @@ const legacyApplied = `SELECT version AS version_id, applied_at FROM schema_migr
 // prepareVersionTable creates goose's table, goose_db_version, before goose
 // runs, and takes over a database migrated before goose: in one transaction
 // under the migration lock it records every version legacyTable lists in
-// goose's table (with the time it was applied, to the second) and drops
-// legacyTable, so goose then applies only the migrations after them. The
-// schema and the data are left as they are. A build before goose that
+// goose's table, with the time it was applied (in goose's form: whole
+// seconds on SQLite), and drops legacyTable, so goose then applies only the
+// migrations after them. The schema and the data are left as they are. A build before goose that
 // later opens the database finds no version and refuses to serve it.
 //
 // Creating goose's table here, rather than letting goose create it, also
