@@ -74,7 +74,7 @@
 // advisory-lock session locker on PostgreSQL; a lock file beside the
 // database on SQLite), each in its own transaction. migrate.go states the
 // form a migration file must have; migrate_legacy.go takes over databases
-// migrated before goose. Decision 0015 has the reasons.
+// migrated before goose. Decision 0017 has the reasons.
 //
 // Errors are translated once, in errors.go: no rows becomes the entity's
 // not-found error, a unique violation domain.ErrConflict, and an unreachable,

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"text/tabwriter"
 	"time"
 
@@ -17,8 +20,9 @@ const migrateUsage = `Usage: herald migrate [up|down|status|version] [flags]
   status   list the migrations, each with when it was applied or "pending"
   version  print the schema version and this build's latest`
 
-// migrateActions are herald migrate's subcommands.
-var migrateActions = map[string]func(e env, c *command, db *sqlx.DB, d sqlstore.Dialect) error{
+// migrateActions are herald migrate's subcommands. Each prints to w, one
+// JSON value when asJSON is set, and knows nothing of flag parsing.
+var migrateActions = map[string]func(ctx context.Context, w io.Writer, asJSON bool, db *sqlx.DB, d sqlstore.Dialect) error{
 	"up":      migrateUp,
 	"down":    migrateDown,
 	"status":  migrateStatus,
@@ -54,7 +58,14 @@ func migrate(e env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	return do(e, c, db, d)
+	return do(e.ctx, e.stdout, *c.json, db, d)
+}
+
+// writeMigrateJSON prints v as one JSON value.
+func writeMigrateJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 // migrationStep is what up and down print with --json.
@@ -63,45 +74,45 @@ type migrationStep struct {
 	To   int `json:"to"`
 }
 
-func migrateUp(e env, c *command, db *sqlx.DB, d sqlstore.Dialect) error {
-	from, _, err := sqlstore.Version(e.ctx, db, d)
+func migrateUp(ctx context.Context, w io.Writer, asJSON bool, db *sqlx.DB, d sqlstore.Dialect) error {
+	from, _, err := sqlstore.Version(ctx, db, d)
 	if err != nil {
 		return err
 	}
-	if err := sqlstore.Migrate(e.ctx, db, d); err != nil {
+	if err := sqlstore.Migrate(ctx, db, d); err != nil {
 		return err
 	}
-	to, _, err := sqlstore.Version(e.ctx, db, d)
+	to, _, err := sqlstore.Version(ctx, db, d)
 	if err != nil {
 		return err
 	}
-	if *c.json {
-		return c.printJSON(e.stdout, migrationStep{From: from, To: to})
+	if asJSON {
+		return writeMigrateJSON(w, migrationStep{From: from, To: to})
 	}
 	if from == to {
-		fmt.Fprintf(e.stdout, "database schema is up to date at version %d\n", to)
+		fmt.Fprintf(w, "database schema is up to date at version %d\n", to)
 	} else {
-		fmt.Fprintf(e.stdout, "database schema migrated from version %d to %d\n", from, to)
+		fmt.Fprintf(w, "database schema migrated from version %d to %d\n", from, to)
 	}
 	return nil
 }
 
-func migrateDown(e env, c *command, db *sqlx.DB, d sqlstore.Dialect) error {
-	from, _, err := sqlstore.Version(e.ctx, db, d)
+func migrateDown(ctx context.Context, w io.Writer, asJSON bool, db *sqlx.DB, d sqlstore.Dialect) error {
+	from, _, err := sqlstore.Version(ctx, db, d)
 	if err != nil {
 		return err
 	}
-	if err := sqlstore.MigrateDown(e.ctx, db, d); err != nil {
+	if err := sqlstore.MigrateDown(ctx, db, d); err != nil {
 		return err
 	}
-	to, _, err := sqlstore.Version(e.ctx, db, d)
+	to, _, err := sqlstore.Version(ctx, db, d)
 	if err != nil {
 		return err
 	}
-	if *c.json {
-		return c.printJSON(e.stdout, migrationStep{From: from, To: to})
+	if asJSON {
+		return writeMigrateJSON(w, migrationStep{From: from, To: to})
 	}
-	fmt.Fprintf(e.stdout, "database schema migrated down from version %d to %d\n", from, to)
+	fmt.Fprintf(w, "database schema migrated down from version %d to %d\n", from, to)
 	return nil
 }
 
@@ -114,12 +125,12 @@ type migrationJSON struct {
 	AppliedAt *time.Time `json:"appliedAt"`
 }
 
-func migrateStatus(e env, c *command, db *sqlx.DB, d sqlstore.Dialect) error {
-	states, err := sqlstore.MigrationStatus(e.ctx, db, d)
+func migrateStatus(ctx context.Context, w io.Writer, asJSON bool, db *sqlx.DB, d sqlstore.Dialect) error {
+	states, err := sqlstore.MigrationStatus(ctx, db, d)
 	if err != nil {
 		return err
 	}
-	if *c.json {
+	if asJSON {
 		out := make([]migrationJSON, len(states))
 		for i, m := range states {
 			out[i].Version = m.Version
@@ -130,9 +141,9 @@ func migrateStatus(e env, c *command, db *sqlx.DB, d sqlstore.Dialect) error {
 				out[i].AppliedAt = &m.AppliedAt
 			}
 		}
-		return c.printJSON(e.stdout, out)
+		return writeMigrateJSON(w, out)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERSION\tNAME\tAPPLIED")
 	for _, m := range states {
 		name, applied := m.Name, "pending"
@@ -147,21 +158,21 @@ func migrateStatus(e env, c *command, db *sqlx.DB, d sqlstore.Dialect) error {
 	return tw.Flush()
 }
 
-func migrateVersion(e env, c *command, db *sqlx.DB, d sqlstore.Dialect) error {
-	current, latest, err := sqlstore.Version(e.ctx, db, d)
+func migrateVersion(ctx context.Context, w io.Writer, asJSON bool, db *sqlx.DB, d sqlstore.Dialect) error {
+	current, latest, err := sqlstore.Version(ctx, db, d)
 	if err != nil {
 		return err
 	}
-	if *c.json {
-		return c.printJSON(e.stdout, map[string]int{"current": current, "latest": latest})
+	if asJSON {
+		return writeMigrateJSON(w, map[string]int{"current": current, "latest": latest})
 	}
 	switch {
 	case current < latest:
-		fmt.Fprintf(e.stdout, "database schema is at version %d; this build's latest is %d: run herald migrate\n", current, latest)
+		fmt.Fprintf(w, "database schema is at version %d; this build's latest is %d: run herald migrate\n", current, latest)
 	case current > latest:
-		fmt.Fprintf(e.stdout, "database schema is at version %d, newer than this build's latest, %d\n", current, latest)
+		fmt.Fprintf(w, "database schema is at version %d, newer than this build's latest, %d\n", current, latest)
 	default:
-		fmt.Fprintf(e.stdout, "database schema is at version %d, this build's latest\n", current)
+		fmt.Fprintf(w, "database schema is at version %d, this build's latest\n", current)
 	}
 	return nil
 }
