@@ -72,6 +72,9 @@ type MigrationState struct {
 	// AppliedAt is when it was applied, in UTC (to the second on SQLite,
 	// where goose stores whole seconds); zero while pending.
 	AppliedAt time.Time
+	// Reversible says the file has a down section, so MigrateDown can undo
+	// it; false for a migration this build does not know.
+	Reversible bool
 }
 
 // Applied reports whether the database has the migration.
@@ -110,19 +113,21 @@ func MigrateDown(ctx context.Context, db *sqlx.DB, d Dialect) error {
 	if err != nil {
 		return err
 	}
-	current, _, err := Version(ctx, db, d)
+	states, err := MigrationStatus(ctx, db, d)
 	if err != nil {
 		return err
 	}
-	if current == 0 {
+	var latest *MigrationState
+	for i := range states {
+		if states[i].Applied() {
+			latest = &states[i]
+		}
+	}
+	switch {
+	case latest == nil:
 		return errors.New("sqlstore: the database has no migration to undo")
-	}
-	name, ok, err := reversible(d, current)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("sqlstore: %w: %s has no down section (-- +goose Down)", ErrIrreversible, name)
+	case !latest.Reversible:
+		return fmt.Errorf("sqlstore: %w: %s has no down section (-- +goose Down)", ErrIrreversible, latest.Name)
 	}
 	if _, err := p.Down(ctx); err != nil {
 		return migrationError(d, "undo migration", err)
@@ -255,35 +260,25 @@ func knownMigrations(d Dialect) ([]MigrationState, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: migration %s is not named NNNN_description.sql: %w", e.Name(), err)
 		}
-		ms = append(ms, MigrationState{Version: int(v), Name: strings.TrimSuffix(e.Name(), ".sql")})
+		b, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: read migration %s: %w", e.Name(), err)
+		}
+		ms = append(ms, MigrationState{Version: int(v), Name: strings.TrimSuffix(e.Name(), ".sql"), Reversible: hasDown(b)})
 	}
 	slices.SortFunc(ms, func(a, b MigrationState) int { return a.Version - b.Version })
 	return ms, nil
 }
 
-// reversible reports the name of d's migration version and whether its file
-// has a down section.
-func reversible(d Dialect, version int) (name string, ok bool, err error) {
-	ms, err := knownMigrations(d)
-	if err != nil {
-		return "", false, err
-	}
-	i := slices.IndexFunc(ms, func(m MigrationState) bool { return m.Version == version })
-	if i < 0 {
-		return "", false, fmt.Errorf("sqlstore: %w: this build has no migration %d", ErrSchemaNewer, version)
-	}
-	name = ms[i].Name
-	b, err := fs.ReadFile(migrationFiles, path.Join("migrations", d.Name(), name+".sql"))
-	if err != nil {
-		return "", false, fmt.Errorf("sqlstore: read migration %s: %w", name, err)
-	}
-	s := bufio.NewScanner(bytes.NewReader(b))
+// hasDown reports whether a migration file has a down section.
+func hasDown(file []byte) bool {
+	s := bufio.NewScanner(bytes.NewReader(file))
 	for s.Scan() {
 		if isAnnotation(s.Text(), "Down") {
-			return name, true, nil
+			return true
 		}
 	}
-	return name, false, s.Err()
+	return false
 }
 
 // isAnnotation reports whether line is the goose annotation "-- +goose a".

@@ -17,7 +17,8 @@ const migrateUsage = `Usage: herald migrate [up|down|status|version] [flags]
 
   up       apply every pending migration (the default)
   down     undo the latest migration
-  status   list the migrations, each with when it was applied or "pending"
+  status   list the migrations: when each was applied (or "pending"), and
+           whether down can undo it
   version  print the schema version and this build's latest`
 
 // migrateActions are herald migrate's subcommands. Each prints to w, one
@@ -123,6 +124,8 @@ type migrationJSON struct {
 	Name *string `json:"name"`
 	// AppliedAt is null while the migration is pending.
 	AppliedAt *time.Time `json:"appliedAt"`
+	// Reversible says herald migrate down can undo it.
+	Reversible bool `json:"reversible"`
 }
 
 func migrateStatus(ctx context.Context, w io.Writer, asJSON bool, db *sqlx.DB, d sqlstore.Dialect) error {
@@ -133,7 +136,7 @@ func migrateStatus(ctx context.Context, w io.Writer, asJSON bool, db *sqlx.DB, d
 	if asJSON {
 		out := make([]migrationJSON, len(states))
 		for i, m := range states {
-			out[i].Version = m.Version
+			out[i].Version, out[i].Reversible = m.Version, m.Reversible
 			if m.Name != "" {
 				out[i].Name = &m.Name
 			}
@@ -144,16 +147,19 @@ func migrateStatus(ctx context.Context, w io.Writer, asJSON bool, db *sqlx.DB, d
 		return writeMigrateJSON(w, out)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERSION\tNAME\tAPPLIED")
+	fmt.Fprintln(tw, "VERSION\tNAME\tAPPLIED\tREVERSIBLE")
 	for _, m := range states {
-		name, applied := m.Name, "pending"
+		name, applied, reversible := m.Name, "pending", "no"
 		if name == "" {
 			name = "(unknown to this build)"
 		}
 		if m.Applied() {
 			applied = m.AppliedAt.UTC().Format(time.DateTime)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\n", m.Version, name, applied)
+		if m.Reversible {
+			reversible = "yes"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", m.Version, name, applied, reversible)
 	}
 	return tw.Flush()
 }
