@@ -6,14 +6,17 @@ import (
 	"strings"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/database"
 )
 
 // Dialect is what differs between the SQL engines, and only that: the driver,
-// the migrations, row locking (SQLite's write transactions already hold the
-// database's single write lock; PostgreSQL locks rows), the claim's lock
-// clause, looking contacts up by a list of numbers, time arithmetic (SQLite
-// stores times as Unix microseconds), how rows written together are sent, and
-// how driver errors are recognised. Everything else is one SQL text for both
+// the migrations, their lock and their bookkeeping, row locking (SQLite's
+// write transactions already hold the database's single write lock;
+// PostgreSQL locks rows), the claim's lock clause, looking contacts up by a
+// list of numbers, time arithmetic (SQLite stores times as Unix
+// microseconds), how rows written together are sent, and how driver errors
+// are recognised. Everything else is one SQL text for both
 // engines. Get one from SQLite, Postgres or DialectFor.
 type Dialect interface {
 	// Name is "sqlite" or "postgres"; it also names the migrations directory.
@@ -53,13 +56,23 @@ type Dialect interface {
 	// run the prepared one-row statement per row (parsing a long statement
 	// each time cost more than it saved).
 	remote() bool
-	// lockMigrations serialises concurrent migrators inside tx.
+	// gooseDialect names the engine to goose, which runs the migrations.
+	gooseDialect() database.Dialect
+	// migrationLock is the goose option that lets one migrator at a time
+	// apply or undo migrations on db, across processes.
+	migrationLock(ctx context.Context, db *sqlx.DB) (goose.ProviderOption, error)
+	// lockMigrations takes the same lock inside tx, until it ends.
 	lockMigrations(ctx context.Context, tx *sqlx.Tx) error
-	// schemaMigrationsDDL creates the migrations bookkeeping table.
-	schemaMigrationsDDL() string
-	// schemaMigrationsExists is a query returning one row with 1 if the
-	// bookkeeping table exists and 0 if not.
-	schemaMigrationsExists() string
+	// tableExists is a query returning one row with 1 if the table named
+	// :name exists and 0 if not.
+	tableExists() string
+	// appliedMigrations lists goose's record of applied migrations: the
+	// version (version_id) and when it was applied (applied_at), in a form
+	// dbTime scans.
+	appliedMigrations() string
+	// adoptLegacyVersions copies the versions recorded by the runner before
+	// goose (schema_migrations) into goose's table, with their times.
+	adoptLegacyVersions() string
 	// verify checks a freshly opened pool: reachable, and configured as the
 	// package expects.
 	verify(ctx context.Context, db *sqlx.DB) error

@@ -9,6 +9,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/jmoiron/sqlx"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/database"
+	"github.com/pressly/goose/v3/lock"
 )
 
 // Postgres is the dialect of a shared PostgreSQL database.
@@ -91,24 +94,44 @@ func (postgresDialect) commitRunners() int { return 0 }
 
 func (postgresDialect) remote() bool { return true }
 
-// migrationLockKey is an arbitrary constant naming Herald's migration lock.
+// migrationLockKey is an arbitrary constant naming Herald's migration lock,
+// a PostgreSQL advisory lock. Builds before goose took it for each migration
+// too, so they and this build never migrate at the same time.
 const migrationLockKey = 7_370_201_504
+
+func (postgresDialect) gooseDialect() database.Dialect { return database.DialectPostgres }
+
+// migrationLock is goose's session locker: the advisory lock, held by the
+// session that migrates. A migrator that finds it taken tries again every
+// second, for up to five minutes.
+func (postgresDialect) migrationLock(context.Context, *sqlx.DB) (goose.ProviderOption, error) {
+	l, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLockKey), lock.WithLockTimeout(1, 300))
+	if err != nil {
+		return nil, err
+	}
+	return goose.WithSessionLocker(l), nil
+}
 
 func (postgresDialect) lockMigrations(ctx context.Context, tx *sqlx.Tx) error {
 	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockKey)
 	return err
 }
 
-func (postgresDialect) schemaMigrationsDDL() string {
-	return `CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    integer     NOT NULL PRIMARY KEY,
-    name       text        NOT NULL,
-    applied_at timestamptz NOT NULL
-)`
+func (postgresDialect) tableExists() string {
+	return `SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = :name`
 }
 
-func (postgresDialect) schemaMigrationsExists() string {
-	return `SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = 'schema_migrations'`
+// goose writes tstamp, a timestamp without time zone, as now() in the
+// session's time zone.
+func (postgresDialect) appliedMigrations() string {
+	return `SELECT version_id, CAST(tstamp AS timestamptz) AS applied_at FROM goose_db_version WHERE version_id > 0`
+}
+
+func (postgresDialect) adoptLegacyVersions() string {
+	return `INSERT INTO goose_db_version (version_id, is_applied, tstamp)
+SELECT version, true, CAST(applied_at AS timestamp) FROM schema_migrations
+WHERE version NOT IN (SELECT version_id FROM goose_db_version)
+ORDER BY version`
 }
 
 func (postgresDialect) verify(ctx context.Context, db *sqlx.DB) error {

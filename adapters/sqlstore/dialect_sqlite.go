@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/database"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -62,19 +64,36 @@ func (sqliteDialect) commitRunners() int { return 1 }
 
 func (sqliteDialect) remote() bool { return false }
 
-// SQLite migrators are serialised by BEGIN IMMEDIATE.
-func (sqliteDialect) lockMigrations(context.Context, *sqlx.Tx) error { return nil }
+func (sqliteDialect) gooseDialect() database.Dialect { return database.DialectSQLite3 }
 
-func (sqliteDialect) schemaMigrationsDDL() string {
-	return `CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    INTEGER NOT NULL PRIMARY KEY,
-    name       TEXT    NOT NULL,
-    applied_at INTEGER NOT NULL
-) STRICT`
+// migrationLock is the write lock of the lock file beside the database
+// (migrate_lock.go): goose has no lock for SQLite.
+func (sqliteDialect) migrationLock(ctx context.Context, db *sqlx.DB) (goose.ProviderOption, error) {
+	l, err := newSQLiteMigrationLock(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	return goose.WithLocker(l), nil
 }
 
-func (sqliteDialect) schemaMigrationsExists() string {
-	return `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`
+// Inside a transaction, BEGIN IMMEDIATE already holds the database's write
+// lock, which every migration's transaction takes too.
+func (sqliteDialect) lockMigrations(context.Context, *sqlx.Tx) error { return nil }
+
+func (sqliteDialect) tableExists() string {
+	return `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = :name`
+}
+
+// goose writes tstamp as datetime('now'): text, UTC, whole seconds.
+func (sqliteDialect) appliedMigrations() string {
+	return `SELECT version_id, CAST(strftime('%s', tstamp) AS INTEGER) * 1000000 AS applied_at FROM goose_db_version WHERE version_id > 0`
+}
+
+func (sqliteDialect) adoptLegacyVersions() string {
+	return `INSERT INTO goose_db_version (version_id, is_applied, tstamp)
+SELECT version, 1, datetime(applied_at / 1000000, 'unixepoch') FROM schema_migrations
+WHERE version NOT IN (SELECT version_id FROM goose_db_version)
+ORDER BY version`
 }
 
 // verify checks that the pool reaches the file and that the pragmas took:

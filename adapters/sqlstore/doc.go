@@ -69,6 +69,13 @@
 // and rows written together go in one multi-row statement (execRows).
 // Decisions 0010 and 0011 have the measurements.
 //
+// Migrations: migrations/{postgres,sqlite}/NNNN_description.sql, embedded,
+// run by pressly/goose v3 (its Provider, its table goose_db_version, its
+// advisory-lock session locker on PostgreSQL; a lock file beside the
+// database on SQLite), each in its own transaction. migrate.go states the
+// form a migration file must have; migrate_legacy.go takes over databases
+// migrated before goose. Decision 0017 has the reasons.
+//
 // Errors are translated once, in errors.go: no rows becomes the entity's
 // not-found error, a unique violation domain.ErrConflict, and an unreachable,
 // locked or timed-out database ports.ErrUnavailable.

@@ -37,3 +37,13 @@ func ContactsByPhoneQuery(db *sqlx.DB, d Dialect, ws, mode string, numbers []str
 	q, args, err := d.contactsByPhone(contactColumns, ws, mode, numbers)
 	return db.Rebind(q), args, err
 }
+
+// MigrateTo applies d's pending migrations up to version v.
+func MigrateTo(ctx context.Context, db *sqlx.DB, d Dialect, v int) error {
+	p, err := prepareMigrations(ctx, db, d)
+	if err != nil {
+		return err
+	}
+	_, err = p.UpTo(ctx, int64(v))
+	return err
+}

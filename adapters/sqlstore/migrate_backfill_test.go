@@ -52,7 +52,7 @@ func testMigrationBackfill(t *testing.T, db *sqlx.DB, d sqlstore.Dialect, schema
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.ExecContext(ctx, string(b)); err != nil {
+		if _, err := db.ExecContext(ctx, upSection(b)); err != nil {
 			t.Fatalf("apply %s: %v", name, err)
 		}
 		if _, err := db.NamedExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at)

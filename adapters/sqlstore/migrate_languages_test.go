@@ -60,7 +60,7 @@ func migrateByHand(t *testing.T, db *sqlx.DB, d sqlstore.Dialect, schemaMigratio
 		if err != nil {
 			t.Fatalf("migration %d: %v", v, err)
 		}
-		if _, err := db.ExecContext(ctx, string(b)); err != nil {
+		if _, err := db.ExecContext(ctx, upSection(b)); err != nil {
 			t.Fatalf("apply %s: %v", name, err)
 		}
 		if _, err := db.NamedExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at)

@@ -2,9 +2,11 @@ package sqlstore_test
 
 import (
 	"errors"
+	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -180,4 +182,60 @@ VALUES (:id, :ws, 'c', 't', 'en', 'none', '', 'b', '', '[]', 'active', :at, :at)
 			t.Errorf("%s entries of the contact both reached after the migration: %v (%v), want %v", mode, got, err, want)
 		}
 	}
+}
+
+// Undoing migration 8 leaves one record per Idempotency-Key and workspace,
+// as version 7 holds them: a key claimed in both modes keeps its earlier
+// claim (the live one when both came at once), and a key claimed once
+// stays.
+func TestMigrationIdempotencyModeDown(t *testing.T) {
+	t.Parallel()
+	engines(t, func(t *testing.T, db *sqlx.DB, d sqlstore.Dialect, _ string) {
+		ctx := t.Context()
+		if err := sqlstore.MigrateTo(ctx, db, d, 8); err != nil {
+			t.Fatalf("MigrateTo 8: %v", err)
+		}
+		s := sqlstore.New(db, d)
+		ws := porttest.NewWorkspace(t)
+		if err := s.CreateWorkspace(ctx, ws); err != nil {
+			t.Fatal(err)
+		}
+		at := porttest.Now()
+		kept := map[string]domain.MessageID{}
+		claim := func(key string, mode domain.KeyMode, after time.Duration) domain.MessageID {
+			t.Helper()
+			msg := domain.MessageID(porttest.NewID(domain.PrefixMessage))
+			rec := domain.IdempotencyRecord{Workspace: ws.ID, Mode: mode, Key: domain.IdempotencyKey(key),
+				Fingerprint: "fp", Message: msg, CreatedAt: at.Add(after)}
+			if err := s.ClaimIdempotencyKey(ctx, rec, at.Add(-time.Hour)); err != nil {
+				t.Fatalf("claim %s in %s mode: %v", key, mode, err)
+			}
+			return msg
+		}
+		kept["live first"] = claim("live first", domain.ModeLive, 0)
+		claim("live first", domain.ModeTest, time.Second)
+		claim("test first", domain.ModeLive, time.Second)
+		kept["test first"] = claim("test first", domain.ModeTest, 0)
+		claim("at once", domain.ModeTest, 0)
+		kept["at once"] = claim("at once", domain.ModeLive, 0)
+		kept["test only"] = claim("test only", domain.ModeTest, 0)
+
+		if err := sqlstore.MigrateDown(ctx, db, d); err != nil {
+			t.Fatalf("MigrateDown from 8: %v", err)
+		}
+		var rows []struct {
+			Key     string           `db:"key"`
+			Message domain.MessageID `db:"message_id"`
+		}
+		if err := db.SelectContext(ctx, &rows, db.Rebind(`SELECT key, message_id FROM idempotency_keys WHERE workspace_id = ?`), ws.ID); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]domain.MessageID{}
+		for _, r := range rows {
+			got[r.Key] = r.Message
+		}
+		if len(rows) != len(got) || !maps.Equal(got, kept) {
+			t.Errorf("Idempotency-Keys after undoing migration 8: %v, want %v", rows, kept)
+		}
+	})
 }

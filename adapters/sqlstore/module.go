@@ -13,7 +13,8 @@ import (
 // SQLiteModule provides the embedded SQLite store: the pool (*sqlx.DB, closed
 // on stop), its Dialect, and one *Store as every repository port, the
 // transactor and the pinger. The database is checked and migrated at start,
-// so the embedded default just works. It needs a Config, supplied by cmd.
+// so the embedded default just works; start-up fails on a schema newer than
+// this build. It needs a Config, supplied by cmd.
 var SQLiteModule = fx.Module("sqlstore",
 	fx.Provide(newSQLiteDB),
 	provideStore,
@@ -21,7 +22,7 @@ var SQLiteModule = fx.Module("sqlstore",
 
 // PostgresModule provides the PostgreSQL store like SQLiteModule, but does
 // not migrate: start-up fails while the schema is behind this build, until
-// `herald migrate` has run.
+// `herald migrate` has run, and on a schema newer than this build.
 var PostgresModule = fx.Module("sqlstore",
 	fx.Provide(newPostgresDB),
 	provideStore,
@@ -67,14 +68,7 @@ func newPostgresDB(lc fx.Lifecycle, cfg Config) (*sqlx.DB, Dialect, error) {
 		if err := verify(ctx, db, d); err != nil {
 			return err
 		}
-		current, latest, err := Version(ctx, db)
-		if err != nil {
-			return err
-		}
-		if current < latest {
-			return fmt.Errorf("sqlstore: the database schema is at version %d, this build needs %d: run herald migrate", current, latest)
-		}
-		return nil
+		return CheckVersion(ctx, db, d)
 	}))
 	return db, d, nil
 }

@@ -51,7 +51,7 @@ func TestMigratePostgres(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	db := newPostgres(t, false)
-	current, latest, err := sqlstore.Version(ctx, db)
+	current, latest, err := sqlstore.Version(ctx, db, sqlstore.Postgres())
 	if err != nil || current != 0 || latest < 1 {
 		t.Fatalf("Version before migrating = %d, %d, %v; want 0, at least 1", current, latest, err)
 	}
@@ -69,7 +69,7 @@ func TestMigratePostgres(t *testing.T) {
 	if err := sqlstore.Migrate(ctx, db, sqlstore.Postgres()); err != nil {
 		t.Fatalf("Migrate again: %v", err)
 	}
-	current, latest, err = sqlstore.Version(ctx, db)
+	current, latest, err = sqlstore.Version(ctx, db, sqlstore.Postgres())
 	if err != nil || current != latest {
 		t.Fatalf("Version = %d, %d, %v; want current == latest", current, latest, err)
 	}

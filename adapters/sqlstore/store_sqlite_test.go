@@ -61,7 +61,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 
-	current, latest, err := sqlstore.Version(ctx, db)
+	current, latest, err := sqlstore.Version(ctx, db, sqlstore.SQLite())
 	if err != nil {
 		t.Fatalf("Version before migrating: %v", err)
 	}
@@ -72,7 +72,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 		if err := sqlstore.Migrate(ctx, db, sqlstore.SQLite()); err != nil {
 			t.Fatalf("Migrate #%d: %v", i+1, err)
 		}
-		current, latest, err = sqlstore.Version(ctx, db)
+		current, latest, err = sqlstore.Version(ctx, db, sqlstore.SQLite())
 		if err != nil {
 			t.Fatalf("Version: %v", err)
 		}
@@ -81,11 +81,11 @@ func TestMigrateIsIdempotent(t *testing.T) {
 		}
 	}
 	var rows int
-	if err := db.GetContext(ctx, &rows, `SELECT count(*) FROM schema_migrations`); err != nil {
+	if err := db.GetContext(ctx, &rows, `SELECT count(*) FROM goose_db_version WHERE version_id > 0`); err != nil {
 		t.Fatal(err)
 	}
 	if rows != latest {
-		t.Fatalf("schema_migrations has %d rows, want %d (one per migration)", rows, latest)
+		t.Fatalf("goose_db_version has %d rows, want %d (one per migration)", rows, latest)
 	}
 }
 
@@ -109,7 +109,7 @@ func TestMigrateConcurrently(t *testing.T) {
 			t.Fatalf("Migrate: %v", err)
 		}
 	}
-	current, latest, err := sqlstore.Version(ctx, db)
+	current, latest, err := sqlstore.Version(ctx, db, sqlstore.SQLite())
 	if err != nil || current != latest {
 		t.Fatalf("Version = %d, %d, %v; want current == latest", current, latest, err)
 	}
@@ -393,7 +393,7 @@ func TestSQLiteModule(t *testing.T) {
 	if err := pinger.Ping(t.Context()); err != nil {
 		t.Fatalf("Ping: %v", err)
 	}
-	current, latest, err := sqlstore.Version(t.Context(), db)
+	current, latest, err := sqlstore.Version(t.Context(), db, sqlstore.SQLite())
 	if err != nil || current != latest {
 		t.Fatalf("Version after start = %d, %d, %v; want migrated", current, latest, err)
 	}

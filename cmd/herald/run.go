@@ -274,6 +274,16 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// unknownCommandArgs refuses positional arguments of a command that runs
+// alone and also holds others (herald migrate sideways): the word was
+// meant as one of its commands, so the error names the nearest ones.
+func unknownCommandArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unknown command %q for %q%s", args[0], cmd.CommandPath(), didYouMean(cmd.SuggestionsFor(args[0]), ""))
+	}
+	return nil
+}
+
 // commandName is the command's path without "herald", for errors that
 // follow "herald: ".
 func commandName(cmd *cobra.Command) string {

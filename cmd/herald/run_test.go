@@ -17,7 +17,8 @@ func TestHelpPerCommand(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--help"}, []string{"Usage:\n  herald [command]", "serve", "keys", "campaigns", "Exit codes:", "2  the command line is wrong"}},
+		{[]string{"--help"}, []string{"Usage:\n  herald [command]", "serve", "keys", "campaigns", "Exit codes:", "2  the command line is wrong",
+			"migrate     Database migrations: up (the default), down, status, version"}},
 		{[]string{"help"}, []string{"Usage:\n  herald [command]"}},
 		{nil, []string{"Usage:\n  herald [command]"}},
 		{[]string{"keys", "--help"}, []string{"Usage:\n  herald keys [command]", "create", "list", "revoke"}},
@@ -30,7 +31,10 @@ func TestHelpPerCommand(t *testing.T) {
 			"--variable-label label", "--database-url", "(HERALD_DATABASE_URL, default sqlite:herald.db)", "read from their HERALD_* variables"}},
 		{[]string{"webhooks", "replay", "--help"}, []string{"--since"}},
 		{[]string{"workspaces", "create", "--help"}, []string{"--name"}},
-		{[]string{"migrate", "--help"}, []string{"herald migrate [flags]"}},
+		{[]string{"migrate", "--help"}, []string{"herald migrate [flags]", "herald migrate [command]",
+			"\n  up ", "\n  down ", "\n  status ", "\n  version "}},
+		{[]string{"migrate", "down", "--help"}, []string{"herald migrate down [flags]", "--json", "--database-url"}},
+		{[]string{"help", "migrate", "status"}, []string{"herald migrate status [flags]"}},
 		{[]string{"serve", "--help"}, []string{"herald serve [flags]", "--rate-limit"}},
 		{[]string{"version", "--help"}, []string{"--json"}},
 	} {
@@ -58,7 +62,8 @@ func TestServerSettingsOnlyUnderServe(t *testing.T) {
 	for _, args := range [][]string{
 		{"keys", "create"}, {"keys", "list"}, {"keys", "revoke"}, {"campaigns", "create"}, {"campaigns", "list"},
 		{"campaigns", "activate"}, {"campaigns", "pause"}, {"campaigns", "sync-templates"}, {"workspaces", "create"},
-		{"webhooks", "replay"}, {"admin", "create"}, {"migrate"},
+		{"webhooks", "replay"}, {"admin", "create"}, {"migrate"}, {"migrate", "up"}, {"migrate", "down"},
+		{"migrate", "status"}, {"migrate", "version"},
 	} {
 		_, help, _ := c.run(append(args, "--help")...)
 		if !strings.Contains(help, "--database-url") {
@@ -107,6 +112,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"kyes", "list"}, "herald: unknown command \"kyes\" for \"herald\"\n\nDid you mean this?\n\tkeys\n\nRun 'herald --help' for usage.\n"},
 		{[]string{"keys", "lsit"}, "herald: unknown command \"lsit\" for \"herald keys\"\n\nDid you mean this?\n\tlist\n\nRun 'herald keys --help' for usage.\n"},
 		{[]string{"campaigns", "activte", "cmp_x"}, "herald: unknown command \"activte\" for \"herald campaigns\"\n\nDid you mean this?\n\tactivate\n\nRun 'herald campaigns --help' for usage.\n"},
+		{[]string{"migrate", "upp"}, "herald: unknown command \"upp\" for \"herald migrate\"\n\nDid you mean this?\n\tup\n\nRun 'herald migrate --help' for usage.\n"},
 		{[]string{"keys", "frobnicate"}, "herald: unknown command \"frobnicate\" for \"herald keys\"\nRun 'herald keys --help' for usage.\n"},
 		{[]string{"keys", "create", "--nmae", "dev"}, "herald: unknown flag: --nmae\n\nDid you mean this?\n\t--name\n\nRun 'herald keys create --help' for usage.\n"},
 	} {

@@ -1,7 +1,11 @@
 -- Herald's first schema, PostgreSQL. Same tables and indexes as SQLite's
 -- 0001_init.sql; times are timestamptz (microsecond precision), JSON is jsonb,
 -- and ids collate as bytes ("C") so that ordering by id is ordering by time.
+--
+-- It has no down section: undoing it would drop every table, and every
+-- row with it.
 
+-- +goose Up
 CREATE TABLE workspaces (
     id         text COLLATE "C" NOT NULL PRIMARY KEY,
     name       text        NOT NULL,

@@ -4,6 +4,7 @@
 -- names and languages collate as bytes ("C") so that listing orders them as
 -- the other stores do.
 
+-- +goose Up
 ALTER TABLE campaigns ADD COLUMN template_status text NOT NULL DEFAULT '';
 
 -- Template status changes reach every campaign that sends the template.
@@ -29,3 +30,9 @@ CREATE TABLE templates (
     synced_at     timestamptz NOT NULL,
     PRIMARY KEY (account, name, language)
 );
+
+-- +goose Down
+DROP TABLE templates;
+ALTER TABLE messages DROP COLUMN wa_id;
+DROP INDEX campaigns_template;
+ALTER TABLE campaigns DROP COLUMN template_status;

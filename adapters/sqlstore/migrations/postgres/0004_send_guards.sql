@@ -3,6 +3,7 @@
 -- mode, for the optional daily send cap. Same tables as SQLite's
 -- 0004_send_guards.sql.
 
+-- +goose Up
 CREATE TABLE idempotency_keys (
     workspace_id text COLLATE "C" NOT NULL REFERENCES workspaces (id),
     key          text COLLATE "C" NOT NULL,
@@ -20,3 +21,7 @@ CREATE TABLE send_counts (
     sends        integer     NOT NULL,
     PRIMARY KEY (workspace_id, mode, day)
 );
+
+-- +goose Down
+DROP TABLE send_counts;
+DROP TABLE idempotency_keys;

@@ -3,6 +3,7 @@
 -- through. Same changes as SQLite's 0005_operators.sql; times are
 -- timestamptz, ids collate as bytes ("C").
 
+-- +goose Up
 -- An email address (stored normalised: trimmed, lower case) names one
 -- operator across all workspaces, so sign-in finds it by address alone.
 -- password_hash is the hasher's own encoded form.
@@ -40,3 +41,9 @@ CREATE INDEX operator_sessions_expires ON operator_sessions (expires_at);
 -- from the cursor.
 CREATE INDEX contacts_workspace ON contacts (workspace_id, id);
 CREATE INDEX messages_campaign ON messages (workspace_id, campaign_id, id);
+
+-- +goose Down
+DROP INDEX messages_campaign;
+DROP INDEX contacts_workspace;
+DROP TABLE operator_sessions;
+DROP TABLE operators;

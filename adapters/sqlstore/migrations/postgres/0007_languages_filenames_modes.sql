@@ -1,6 +1,7 @@
 -- Template languages in one form, document names, counts per mode;
 -- PostgreSQL. Same changes as SQLite's 0007_languages_filenames_modes.sql.
 
+-- +goose Up
 -- Meta writes one language as pt_BR, pt-BR or pt_br. Herald stores the
 -- canonical form (domain.CanonicalLanguage): "-" read as "_", the first
 -- subtag in lower case and the rest in upper case. Two forms are one
@@ -43,3 +44,12 @@ ALTER TABLE messages ADD COLUMN media_filename text NOT NULL DEFAULT '';
 DROP INDEX messages_campaign;
 CREATE INDEX messages_campaign ON messages (workspace_id, campaign_id, id)
     INCLUDE (mode, status, failure_code, created_at, sent_at, delivered_at, read_at, failed_at);
+
+-- +goose Down
+-- Languages stay in their canonical form: the forms they arrived in were not
+-- kept.
+DROP INDEX messages_campaign;
+CREATE INDEX messages_campaign ON messages (workspace_id, campaign_id, id)
+    INCLUDE (status, failure_code, created_at, sent_at, delivered_at, read_at, failed_at);
+
+ALTER TABLE messages DROP COLUMN media_filename;

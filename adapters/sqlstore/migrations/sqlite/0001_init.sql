@@ -1,7 +1,11 @@
 -- Herald's first schema, SQLite.
 -- Times are INTEGER Unix microseconds (UTC); JSON columns are TEXT; tables are
 -- STRICT so a value of the wrong type fails instead of being stored as is.
+--
+-- It has no down section: undoing it would drop every table, and every
+-- row with it.
 
+-- +goose Up
 CREATE TABLE workspaces (
     id         TEXT    NOT NULL PRIMARY KEY,
     name       TEXT    NOT NULL,

@@ -1,6 +1,7 @@
 -- Template sync, SQLite: Meta's review status on campaigns, the recipient's
 -- WhatsApp id on messages, and each business account's synced templates.
 
+-- +goose Up
 ALTER TABLE campaigns ADD COLUMN template_status TEXT NOT NULL DEFAULT '';
 
 -- Template status changes reach every campaign that sends the template.
@@ -26,3 +27,9 @@ CREATE TABLE templates (
     synced_at     INTEGER NOT NULL,
     PRIMARY KEY (account, name, language)
 ) STRICT;
+
+-- +goose Down
+DROP TABLE templates;
+ALTER TABLE messages DROP COLUMN wa_id;
+DROP INDEX campaigns_template;
+ALTER TABLE campaigns DROP COLUMN template_status;

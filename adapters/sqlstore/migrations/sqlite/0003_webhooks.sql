@@ -4,6 +4,7 @@
 -- their message is known, and the durable inbox of webhook calls.
 -- Times are INTEGER Unix microseconds (UTC), JSON is TEXT, booleans are 0/1.
 
+-- +goose Up
 ALTER TABLE contacts ADD COLUMN wa_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE contacts ADD COLUMN profile_name TEXT NOT NULL DEFAULT '';
 ALTER TABLE contacts ADD COLUMN opt_out_changed_at INTEGER;
@@ -100,3 +101,27 @@ CREATE TABLE webhook_events (
 CREATE UNIQUE INDEX webhook_events_sha256 ON webhook_events (sha256);
 -- Events waiting to be applied, oldest first.
 CREATE INDEX webhook_events_unapplied ON webhook_events (id) WHERE applied_at IS NULL;
+
+-- +goose Down
+-- What webhooks wrote goes with the columns and tables that held it.
+DROP TABLE webhook_events;
+DROP TABLE parked_statuses;
+
+DROP INDEX conversation_entries_provider_id;
+ALTER TABLE conversation_entries DROP COLUMN reply_to;
+ALTER TABLE conversation_entries DROP COLUMN media;
+ALTER TABLE conversation_entries DROP COLUMN payload;
+ALTER TABLE conversation_entries DROP COLUMN provider_id;
+ALTER TABLE conversation_entries DROP COLUMN kind;
+
+DROP INDEX messages_campaign_timeline;
+ALTER TABLE messages DROP COLUMN failed_at;
+ALTER TABLE messages DROP COLUMN read_at;
+ALTER TABLE messages DROP COLUMN delivered_at;
+ALTER TABLE messages DROP COLUMN sent_at;
+ALTER TABLE messages DROP COLUMN pricing;
+
+DROP INDEX contacts_phone;
+ALTER TABLE contacts DROP COLUMN opt_out_changed_at;
+ALTER TABLE contacts DROP COLUMN profile_name;
+ALTER TABLE contacts DROP COLUMN wa_id;

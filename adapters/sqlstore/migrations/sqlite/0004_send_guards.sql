@@ -3,6 +3,7 @@
 -- mode, for the optional daily send cap. Times are INTEGER Unix
 -- microseconds (UTC).
 
+-- +goose Up
 CREATE TABLE idempotency_keys (
     workspace_id TEXT    NOT NULL REFERENCES workspaces (id),
     key          TEXT    NOT NULL,
@@ -20,3 +21,7 @@ CREATE TABLE send_counts (
     sends        INTEGER NOT NULL,
     PRIMARY KEY (workspace_id, mode, day)
 );
+
+-- +goose Down
+DROP TABLE send_counts;
+DROP TABLE idempotency_keys;

@@ -2,6 +2,7 @@
 -- dashboard and their sign-ins, and the indexes the dashboard's lists page
 -- through. Times are INTEGER Unix microseconds (UTC).
 
+-- +goose Up
 -- An email address (stored normalised: trimmed, lower case) names one
 -- operator across all workspaces, so sign-in finds it by address alone.
 -- password_hash is the hasher's own encoded form.
@@ -38,3 +39,9 @@ CREATE INDEX operator_sessions_expires ON operator_sessions (expires_at);
 -- them a page reads its own rows in order, from the cursor.
 CREATE INDEX contacts_workspace ON contacts (workspace_id, id);
 CREATE INDEX messages_campaign ON messages (workspace_id, campaign_id, id);
+
+-- +goose Down
+DROP INDEX messages_campaign;
+DROP INDEX contacts_workspace;
+DROP TABLE operator_sessions;
+DROP TABLE operators;

@@ -4,7 +4,13 @@
 -- read one mode from the messages_campaign index, which carries the mode
 -- since 0007.) SQLite cannot drop a column's default: Herald always writes
 -- the mode.
+--
+-- It cannot be undone: once it is applied a number may have a live and a
+-- test contact in one workspace, which version 8's unique index on
+-- (workspace_id, phone_number) cannot hold, and which of the two to keep is
+-- not a choice a migration should make.
 
+-- +goose Up
 -- A contact only test sends reached (no live message, nothing the person
 -- wrote) is a test contact. Any other is live: one that live traffic
 -- reached, and one synced but never sent to, since who synced it is not
