@@ -184,17 +184,20 @@ type Match int
 const (
 	MatchNone   Match = iota
 	MatchNumber       // the contact's number, in any form Meta writes it (NumberKey)
-	MatchWaID         // the contact's WhatsApp id
+	MatchWaID         // the contact's WhatsApp id, or its number exactly as the wa_id writes it
 	MatchUserID       // the contact's business-scoped user id
 )
 
 // Matches says how strongly c is the user u, who wrote from the number
-// from (may be empty): by BSUID, then by wa_id, then by number in any form.
+// from (may be empty): by BSUID, then by wa_id (the contact's, or its
+// number written as the wa_id is), then by number in any form.
 func (c Contact) Matches(u WhatsAppUser, from string) Match {
+	digits := strings.TrimPrefix(c.Phone.String(), "+")
+	same := func(id string) bool { return id != "" && (id == c.WaID || id == digits) }
 	switch {
 	case u.UserID != "" && c.UserID == u.UserID:
 		return MatchUserID
-	case c.WaID != "" && (c.WaID == u.WaID || c.WaID == from):
+	case same(u.WaID) || same(from):
 		return MatchWaID
 	}
 	if key := c.NumberKey(); key != "" {

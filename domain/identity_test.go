@@ -148,7 +148,7 @@ func TestContactMatches(t *testing.T) {
 		want    domain.Match
 	}{
 		{"the number in Meta's form", sentTo, domain.WhatsAppUser{WaID: "558299448232"}, "558299448232", domain.MatchNumber},
-		{"the number as sent", sentTo, domain.WhatsAppUser{}, "5582999448232", domain.MatchNumber},
+		{"the number as sent", sentTo, domain.WhatsAppUser{}, "5582999448232", domain.MatchWaID},
 		{"another number", sentTo, domain.WhatsAppUser{WaID: "558299448233"}, "", domain.MatchNone},
 		{"the wa_id", withWaID, domain.WhatsAppUser{WaID: "16505550000"}, "", domain.MatchWaID},
 		{"the wa_id as from", withWaID, domain.WhatsAppUser{}, "16505550000", domain.MatchWaID},
