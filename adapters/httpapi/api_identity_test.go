@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/test/fakemeta"
 )
 
@@ -35,11 +36,11 @@ func contactBody(t *testing.T, e *apiEnv, ws domain.WorkspaceID, id string) stri
 }
 
 // TestContactByEitherForm: Herald sends to a Brazilian, an Argentine and a
-// Mexican mobile as people type them; the Brazilian writes back from
-// Meta's form of the number, without the ninth digit. Each contact is found
-// by either written form of its number, Mexico's +521… included, and what
-// the Brazilian wrote is on the contact Herald sent to; a number that is
-// not one in any form is still refused.
+// Mexican mobile as people type them; each writes back from the form Meta
+// reports them under (no ninth digit, 549, 521). Each contact is found by
+// either written form of its number, Mexico's +521… included, and what they
+// wrote is on the contact Herald sent to; a number that is not one in any
+// form is still refused.
 func TestContactByEitherForm(t *testing.T) {
 	t.Parallel()
 	onEveryEngine(t, func(t *testing.T, e *apiEnv) {
@@ -53,8 +54,11 @@ func TestContactByEitherForm(t *testing.T) {
 			return decode[map[string]string](t, body)["contactId"]
 		}
 		br, ar, mx := send("+5582999448232"), send("+541123456789"), send("+525512345678")
-		e.signed(t, fakemeta.InboundPayload(wabaID, phoneID, fakemeta.Inbound{From: "558299448232", ProfileName: "Ana",
-			Type: "text", Text: "oi", At: time.Now()}))
+		// Each writes back from the form Meta reports them under.
+		for _, from := range []string{"558299448232", "5491123456789", "5215512345678"} {
+			e.signed(t, fakemeta.InboundPayload(wabaID, phoneID, fakemeta.Inbound{From: from, ProfileName: "Ana",
+				Type: "text", Text: "oi", At: time.Now()}))
+		}
 		brBody, arBody, mxBody := contactBody(t, e, ws, br), contactBody(t, e, ws, ar), contactBody(t, e, ws, mx)
 		k := e.keyed(e.liveKey)
 		e.run(t, []scenario{
@@ -69,9 +73,16 @@ func TestContactByEitherForm(t *testing.T) {
 			{"too long in every form", "GET", "/v1/contacts/by-phone/%2B52155123456789", k, "", 422,
 				problemBody(422, "invalid_phone_number", "Invalid phone number", "phoneNumber", "the number is too long for country code +52")},
 		})
-		c, err := e.store.GetContact(context.Background(), ws, domain.ContactID(br))
-		if err != nil || c.WaID != "558299448232" || c.ProfileName != "Ana" || c.Phone.String() != "+5582999448232" {
-			t.Errorf("the Brazilian contact after the reply: %+v, %v", c, err)
+		for id, want := range map[string][2]string{br: {"+5582999448232", "558299448232"}, ar: {"+541123456789", "5491123456789"},
+			mx: {"+525512345678", "5215512345678"}} {
+			c, err := e.store.GetContact(context.Background(), ws, domain.ContactID(id))
+			if err != nil || c.Phone.String() != want[0] || c.WaID != want[1] || c.ProfileName != "Ana" {
+				t.Errorf("the contact of %s after the reply from %s: %+v, %v", want[0], want[1], c, err)
+			}
+		}
+		cs, _, err := e.store.ListContacts(context.Background(), ws, ports.ContactFilter{Mode: domain.ModeLive}, ports.Page{Limit: 10})
+		if err != nil || len(cs) != 3 {
+			t.Errorf("live contacts: %d, %v; want the three sent to, and no other", len(cs), err)
 		}
 	})
 }
