@@ -221,8 +221,9 @@ func itemFault(err error) bool {
 // items lists what batch reports, in the order it is applied: statuses in
 // message order (two events touching the same messages lock them in one
 // order, so they queue instead of deadlocking), then inbound messages, then
-// identity changes, then template status changes. An item without a readable time happened when
-// Meta sent it, as near as Herald can tell: when the event arrived.
+// identity changes, then template status changes. An item without a
+// readable time happened when Meta sent it, as near as Herald can tell:
+// when the event arrived.
 func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now time.Time) []webhookItem {
 	statuses := slices.Clone(batch.Statuses)
 	for i := range statuses {
