@@ -18,7 +18,7 @@ import (
 // ninth digit, Mexico's 521), a business-scoped user id (BSUID) and a
 // username. Herald treats them as one person: what the user writes, the
 // statuses of what Herald sent them and their STOP land on the contact
-// Herald sent to (decision 0016).
+// Herald sent to (decision 0018).
 
 // userContacts are the live contacts an event's user may be.
 type userContacts struct {
@@ -168,7 +168,7 @@ func recordRecipient(ctx context.Context, contacts ports.ContactRepository, m do
 
 // applyIdentityChange applies WhatsApp's notice that a user changed their
 // number or their business-scoped user id to the live contacts that were
-// that user, in every workspace (decision 0016). After a change of number
+// that user, in every workspace (decision 0018). After a change of number
 // the contact's wa_id and BSUIDs are the new ones, and its number moves to
 // the new one: the old number no longer reaches this person, and may
 // reach someone else. It stays when the new one is not a number Herald can

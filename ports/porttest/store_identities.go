@@ -10,7 +10,7 @@ import (
 )
 
 // A WhatsApp user's identities: a number in any form Meta writes it, a
-// wa_id, a business-scoped user id (decision 0016).
+// wa_id, a business-scoped user id (decision 0018).
 var identityTests = []storeTest{
 	{"RoundTrip", testIdentityRoundTrip},
 	{"AnyForm", testIdentityAnyForm},

@@ -1,4 +1,4 @@
--- WhatsApp users as Meta reports them, PostgreSQL (decision 0016); the same
+-- WhatsApp users as Meta reports them, PostgreSQL (decision 0018); the same
 -- changes as SQLite's 0010_whatsapp_identities.sql. A contact is
 -- found by its number in any form WhatsApp writes it (number_key, Go's
 -- domain.NumberKey: Brazil's ninth digit, Mexico's 1 after 52, Argentina's
@@ -6,6 +6,12 @@
 -- A contact known only by its BSUID has no number: phone_number is '' and
 -- number_key NULL; one known only by a wa_id Herald cannot address keys on
 -- the wa_id. NULL keys are not unique, so such contacts do not collide.
+--
+-- It cannot be undone: it merges contacts that version 9 kept apart, and
+-- which of their rows, messages and thread entries belonged to which is not
+-- kept.
+
+-- +goose Up
 ALTER TABLE contacts ADD COLUMN number_key text COLLATE "C";
 ALTER TABLE contacts ADD COLUMN user_id text COLLATE "C";
 ALTER TABLE contacts ADD COLUMN parent_user_id text NOT NULL DEFAULT '';

@@ -1,10 +1,16 @@
--- WhatsApp users as Meta reports them, SQLite (decision 0016). A contact is
+-- WhatsApp users as Meta reports them, SQLite (decision 0018). A contact is
 -- found by its number in any form WhatsApp writes it (number_key, Go's
 -- domain.NumberKey: Brazil's ninth digit, Mexico's 1 after 52, Argentina's
 -- 9 after 54), by its wa_id, and by its business-scoped user id (user_id).
 -- A contact known only by its BSUID has no number: phone_number is '' and
 -- number_key NULL; one known only by a wa_id Herald cannot address keys on
 -- the wa_id. NULL keys are not unique, so such contacts do not collide.
+--
+-- It cannot be undone: it merges contacts that version 9 kept apart, and
+-- which of their rows, messages and thread entries belonged to which is not
+-- kept.
+
+-- +goose Up
 ALTER TABLE contacts ADD COLUMN number_key TEXT;
 ALTER TABLE contacts ADD COLUMN user_id TEXT;
 ALTER TABLE contacts ADD COLUMN parent_user_id TEXT NOT NULL DEFAULT '';
