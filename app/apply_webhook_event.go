@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -24,6 +25,11 @@ type WebhookReport struct {
 	OptedOut  int // contacts who opted out (STOP) by this event
 	OptedIn   int // contacts who opted back in (START)
 	Templates int // campaigns whose template status changed
+	// Identities counts contacts changed by a user's change of number or
+	// user id; Foreign counts items for business numbers that are not
+	// Herald's (stored, not applied).
+	Identities int
+	Foreign    int
 	// Skipped says what was not applied and why, one line each.
 	Skipped []string
 	// Failed says which items could not be applied, and the error, one
@@ -31,6 +37,7 @@ type WebhookReport struct {
 	Failed []string
 
 	changes []webhookTemplateChange // logged once they have committed
+	foreign map[string]int          // items per business number not Herald's
 }
 
 // webhookTemplateChange is a campaign whose template status a webhook
@@ -50,6 +57,7 @@ func (r *WebhookReport) add(part WebhookReport) {
 	r.OptedOut += part.OptedOut
 	r.OptedIn += part.OptedIn
 	r.Templates += part.Templates
+	r.Identities += part.Identities
 	r.Skipped = append(r.Skipped, part.Skipped...)
 	r.changes = append(r.changes, part.changes...)
 }
@@ -63,6 +71,7 @@ func (r *WebhookReport) add(part WebhookReport) {
 // and the rest commit without it.
 type ApplyWebhookEventHandler struct {
 	decoder ports.WebhookDecoder
+	numbers *foreignNumbers
 	tx      ports.Transactor
 	events  ports.WebhookEventRepository
 	clock   ports.Clock
@@ -72,10 +81,11 @@ type ApplyWebhookEventHandler struct {
 	obs     *Observer
 }
 
-// NewApplyWebhookEventHandler builds the handler.
-func NewApplyWebhookEventHandler(decoder ports.WebhookDecoder, tx ports.Transactor, events ports.WebhookEventRepository, clock ports.Clock, ids ports.IDGenerator, cfg Config, obs *Observer) *ApplyWebhookEventHandler {
-	return &ApplyWebhookEventHandler{decoder: decoder, tx: tx, events: events, clock: clock, ids: ids, cfg: cfg.WithDefaults(),
-		log: obs.Logger("webhooks"), obs: obs}
+// NewApplyWebhookEventHandler builds the handler. Events for business
+// numbers that numbers does not call Herald's are stored, not applied.
+func NewApplyWebhookEventHandler(decoder ports.WebhookDecoder, numbers ports.BusinessNumbers, tx ports.Transactor, events ports.WebhookEventRepository, clock ports.Clock, ids ports.IDGenerator, cfg Config, obs *Observer) *ApplyWebhookEventHandler {
+	return &ApplyWebhookEventHandler{decoder: decoder, numbers: newForeignNumbers(numbers), tx: tx, events: events,
+		clock: clock, ids: ids, cfg: cfg.WithDefaults(), log: obs.Logger("webhooks"), obs: obs}
 }
 
 // Apply applies ev. On failure (the body cannot be decoded, or the store
@@ -112,6 +122,8 @@ func (h *ApplyWebhookEventHandler) Apply(ctx context.Context, ev domain.WebhookE
 				zap.String("event", c.event), zap.String("reason", c.reason))
 		}
 		rep.changes = nil
+		h.numbers.logFirst(h.log, rep.foreign)
+		rep.foreign = nil
 		return rep, nil
 	})
 }
@@ -134,8 +146,12 @@ func (h *ApplyWebhookEventHandler) apply(ctx context.Context, ev domain.WebhookE
 			zap.Int("code", f.Code), zap.String("title", f.Title))
 	}
 	now := h.clock.Now()
+	batch, foreign := h.numbers.split(batch)
 	items := h.items(batch, ev.ReceivedAt, now)
-	rep := WebhookReport{Skipped: slices.Clone(batch.Skipped)}
+	rep := WebhookReport{Skipped: slices.Clone(batch.Skipped), foreign: foreign}
+	for _, n := range foreign {
+		rep.Foreign += n
+	}
 	// Everything and the mark commit together. When an item fails for a
 	// reason of its own, the items before it (which did apply) commit
 	// without the mark, the failing one is recorded, and the rest are
@@ -205,8 +221,9 @@ func itemFault(err error) bool {
 // items lists what batch reports, in the order it is applied: statuses in
 // message order (two events touching the same messages lock them in one
 // order, so they queue instead of deadlocking), then inbound messages, then
-// template status changes. An item without a readable time happened when
-// Meta sent it, as near as Herald can tell: when the event arrived.
+// identity changes, then template status changes. An item without a
+// readable time happened when Meta sent it, as near as Herald can tell:
+// when the event arrived.
 func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now time.Time) []webhookItem {
 	statuses := slices.Clone(batch.Statuses)
 	for i := range statuses {
@@ -217,10 +234,13 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 	slices.SortStableFunc(statuses, func(a, b ports.StatusEvent) int {
 		return cmp.Or(cmp.Compare(a.MessageID, b.MessageID), cmp.Compare(a.ProviderID, b.ProviderID))
 	})
-	items := make([]webhookItem, 0, len(statuses)+len(batch.Inbound)+len(batch.Templates))
+	items := make([]webhookItem, 0, len(statuses)+len(batch.Inbound)+len(batch.IdentityChanges)+len(batch.Templates))
 	for _, e := range statuses {
 		items = append(items, webhookItem{what: statusItemName(e), apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
-			out, err := applyStatus(ctx, r.Messages, e, now)
+			out, m, err := applyStatus(ctx, r.Messages, e, now)
+			if err == nil && out != statusParked {
+				err = recordRecipient(ctx, r.Contacts, m, e.Recipient, now)
+			}
 			switch {
 			case errors.Is(err, domain.ErrMessageNotFound):
 				rep.Skipped = append(rep.Skipped, "status "+e.Status.String()+" for unknown message "+string(e.MessageID))
@@ -242,6 +262,14 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 		}
 		items = append(items, webhookItem{what: "inbound message " + in.Message.ProviderID, apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
 			return h.applyInbound(ctx, r, in, now, rep)
+		}})
+	}
+	for _, e := range batch.IdentityChanges {
+		if e.At.IsZero() {
+			e.At = received
+		}
+		items = append(items, webhookItem{what: e.Kind + " notice " + e.ProviderID, apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
+			return h.applyIdentityChange(ctx, r, e, now, rep)
 		}})
 	}
 	for _, t := range batch.Templates {
@@ -274,20 +302,27 @@ func statusItemName(e ports.StatusEvent) string {
 }
 
 // applyInbound records a message a contact wrote: live traffic, on live
-// contacts. It lands in one workspace: the one of our (live) message it
-// answers, else the one whose thread with this number was active last, else
-// the default workspace (a new contact there). A STOP or START applies to
-// the number in every workspace: the person opted out of the business
-// number, not of one team. Test contacts never hear from anyone, and keep
-// their own opt-out.
+// contacts. Its sender is found by BSUID, then wa_id, then number in any
+// form WhatsApp writes it (findUser), in every workspace. It lands in one
+// workspace: the one of our (live) message it answers, else the one whose
+// thread with this person was active last, else the default workspace (a
+// new contact there, under the number people type for the wa_id, or the
+// wa_id alone, or the BSUID alone). A STOP or START applies to the person
+// in every workspace: they opted out of the business number, not of one
+// team. Test contacts never hear from anyone, and keep their own opt-out.
 func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Repos, in ports.InboundEvent, now time.Time, rep *WebhookReport) error {
 	msg := in.Message
-	phone, err := domain.ParsePhoneNumber("+" + in.From)
-	if err != nil && in.WaID != "" && in.WaID != in.From {
-		phone, err = domain.ParsePhoneNumber("+" + in.WaID)
+	user, dropped := in.User().Clean()
+	from := in.From
+	if !domain.ValidWaID(from) {
+		from = ""
 	}
-	if err != nil {
-		rep.Skipped = append(rep.Skipped, "inbound message "+msg.ProviderID+": the sender is not a phone number Herald can address")
+	if len(dropped) > 0 {
+		rep.Skipped = append(rep.Skipped, "inbound message "+msg.ProviderID+": "+strings.Join(dropped, ", ")+
+			" not in WhatsApp's form, not kept")
+	}
+	if user.IsZero() {
+		rep.Skipped = append(rep.Skipped, "inbound message "+msg.ProviderID+": the sender has neither a WhatsApp id nor a user id")
 		return nil
 	}
 	var answered *domain.Message
@@ -301,7 +336,7 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 			return err
 		}
 	}
-	contacts, err := r.Contacts.ListContactsByPhone(ctx, domain.ModeLive, phone)
+	found, err := findUser(ctx, r.Contacts, user, from)
 	if err != nil {
 		return err
 	}
@@ -309,8 +344,8 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 	switch {
 	case answered != nil:
 		ws = answered.Workspace
-	case len(contacts) > 0:
-		ws = contacts[0].Workspace
+	case len(found.people) > 0:
+		ws = found.people[0].Workspace
 	default:
 		w, err := ensureDefaultWorkspace(ctx, r.Workspaces, h.ids, now)
 		if err != nil {
@@ -318,12 +353,13 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 		}
 		ws = w.ID
 	}
+	contacts := found.people
 	i := slices.IndexFunc(contacts, func(c domain.Contact) bool { return c.Workspace == ws })
 	var contact domain.Contact
 	if i >= 0 {
 		contact = contacts[i]
 	} else {
-		if contact, err = findOrCreateContact(ctx, r.Contacts, h.ids, ws, domain.ModeLive, phone, now); err != nil {
+		if contact, err = h.newContactOf(ctx, r.Contacts, ws, user, msg.ProviderID, now); err != nil {
 			return err
 		}
 		contacts = append(contacts, contact)
@@ -346,9 +382,14 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 		if c.Workspace != ws && action == domain.OptNone {
 			continue
 		}
+		phone, u := found.phoneFor(c, user), found.forContact(c, user)
 		_, err := r.Contacts.UpdateContact(ctx, c.Workspace, c.ID, func(c *domain.Contact) error {
 			if c.Workspace == ws {
-				c.RecordInbound(in.WaID, in.ProfileName, msg.At, now)
+				c.RecordInbound(u.WaID, u.ProfileName, msg.At, now)
+				c.RecordUser(u, now)
+				if !phone.IsZero() {
+					c.Phone = phone
+				}
 			}
 			was := c.OptedOut
 			if action != domain.OptNone && c.SetOptOut(action == domain.OptOut, msg.At, now) && c.OptedOut != was {
@@ -369,20 +410,4 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 			zap.Bool("opted_out", action == domain.OptOut), zap.Int("contacts", len(contacts)))
 	}
 	return nil
-}
-
-// findOrCreateContact returns the workspace's contact of mode for phone,
-// creating it (and its conversation) if it is new: for a message the
-// contact wrote.
-func findOrCreateContact(ctx context.Context, contacts ports.ContactRepository, ids ports.IDGenerator, ws domain.WorkspaceID, mode domain.KeyMode, phone domain.PhoneNumber, now time.Time) (domain.Contact, error) {
-	c, err := contacts.GetContactByPhone(ctx, ws, mode, phone)
-	if !errors.Is(err, domain.ErrContactNotFound) {
-		return c, err
-	}
-	c = domain.NewContact(domain.ContactID(ids.NewID(domain.PrefixContact)),
-		domain.ConversationID(ids.NewID(domain.PrefixConversation)), ws, mode, phone, now)
-	if err := contacts.CreateContact(ctx, c); err != nil {
-		return domain.Contact{}, err
-	}
-	return c, nil
 }

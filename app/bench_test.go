@@ -95,9 +95,9 @@ func BenchmarkWebhookStatuses(b *testing.B) {
 		st := sqliteStore(b)
 		h, p, campaign := benchSender(b, st, app.Config{})
 		ids, clock := system.NewIDs(), system.Clock{}
-		hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{secret}})
+		hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{secret}, PhoneNumberIDs: []string{"phone"}})
 		receive := app.NewReceiveWebhookHandler(hooks, st,
-			app.NewApplyWebhookEventHandler(hooks, st, st, clock, ids, app.Config{}, nil), clock, ids, nil)
+			app.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, app.Config{}, nil), clock, ids, nil)
 		return h, receive, p, campaign
 	}
 	send := func(b *testing.B, h *app.SendCampaignMessageHandler, p domain.Principal, campaign string, i int) domain.MessageID {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -262,7 +263,10 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 			advance(m, parked...)
 			return nil
 		})
-		return err
+		if err != nil {
+			return err
+		}
+		return recordWaID(ctx, r.Contacts, m, res.WaID, now)
 	})
 	if err == nil {
 		for _, c := range stopped {
@@ -278,6 +282,27 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 		// The lease runs out and the message is claimed again: at least once.
 		d.log.Warn("recording send outcome failed", zap.String("message_id", string(m.ID)), zap.Error(err))
 	}
+}
+
+// recordWaID keeps on m's contact the wa_id Meta answered m's send with,
+// when it is not the number sent to: Meta writes some users' numbers in
+// another form (Brazil's ninth digit, Mexico's 521), and their replies and
+// statuses come from it. The usual answer, the number itself, writes
+// nothing.
+func recordWaID(ctx context.Context, contacts ports.ContactRepository, m domain.Message, waID string, now time.Time) error {
+	if waID == "" || waID == strings.TrimPrefix(m.Phone.String(), "+") || !domain.ValidWaID(waID) {
+		return nil
+	}
+	_, err := contacts.UpdateContact(ctx, m.Workspace, m.ContactID, func(c *domain.Contact) error {
+		if c.WaID == waID || !c.RecordUser(domain.WhatsAppUser{WaID: waID}, now) {
+			return errUnchanged
+		}
+		return nil
+	})
+	if errors.Is(err, errUnchanged) || errors.Is(err, domain.ErrContactNotFound) {
+		return nil
+	}
+	return err
 }
 
 // call sends m through the sender for its mode. Live sends keep the number's

@@ -25,10 +25,12 @@ func NewGetContactByPhoneHandler(contacts ports.ContactRepository, obs *Observer
 }
 
 // Handle validates the number (invalid_phone_number) and returns the
-// contact of the key's mode or contact_not_found.
+// contact of the key's mode or contact_not_found. The number may be in any
+// form WhatsApp writes it, Mexico's +521… included, which E.164 refuses:
+// +5582999448232 and +558299448232 find one contact.
 func (h *GetContactByPhoneHandler) Handle(ctx context.Context, q GetContactByPhone) (domain.Contact, error) {
 	return observe(ctx, h.obs, "get_contact_by_phone", func(ctx context.Context) (domain.Contact, error) {
-		phone, err := domain.ParsePhoneNumber(q.PhoneNumber)
+		phone, err := domain.ParseWhatsAppNumber(q.PhoneNumber)
 		if err != nil {
 			return domain.Contact{}, err
 		}

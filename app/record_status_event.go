@@ -28,7 +28,7 @@ func NewRecordStatusEventHandler(tx ports.Transactor, clock ports.Clock, obs *Ob
 func (h *RecordStatusEventHandler) RecordStatus(ctx context.Context, e ports.StatusEvent) error {
 	_, err := observe(ctx, h.obs, "record_status_event", func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
-			_, err := applyStatus(ctx, r.Messages, e, h.clock.Now())
+			_, _, err := applyStatus(ctx, r.Messages, e, h.clock.Now())
 			return err
 		})
 	})
@@ -45,19 +45,20 @@ const (
 )
 
 // applyStatus finds the event's message by our id (Meta echoes it in
-// biz_opaque_callback_data) or by its wamid, and advances it. An event for a
-// wamid no message holds yet (it raced ahead of the send's answer, or came
-// without our id) is parked, and applied when a message gets that wamid.
-func applyStatus(ctx context.Context, messages ports.MessageRepository, e ports.StatusEvent, now time.Time) (statusOutcome, error) {
+// biz_opaque_callback_data) or by its wamid, advances it, and returns it as
+// it was found. An event for a wamid no message holds yet (it raced ahead
+// of the send's answer, or came without our id) is parked, and applied when
+// a message gets that wamid.
+func applyStatus(ctx context.Context, messages ports.MessageRepository, e ports.StatusEvent, now time.Time) (statusOutcome, domain.Message, error) {
 	m, err := messages.LocateMessage(ctx, e.MessageID, e.ProviderID)
 	if errors.Is(err, domain.ErrMessageNotFound) && e.MessageID != "" && e.ProviderID != "" {
 		m, err = messages.LocateMessage(ctx, "", e.ProviderID)
 	}
 	if errors.Is(err, domain.ErrMessageNotFound) && e.ProviderID != "" {
-		return statusParked, messages.ParkStatus(ctx, e, now)
+		return statusParked, domain.Message{}, messages.ParkStatus(ctx, e, now)
 	}
 	if err != nil {
-		return 0, err
+		return 0, domain.Message{}, err
 	}
 	events := []ports.StatusEvent{e}
 	if m.ProviderID == "" && e.ProviderID != "" {
@@ -65,7 +66,7 @@ func applyStatus(ctx context.Context, messages ports.MessageRepository, e ports.
 		// anything parked for it belongs to this message too.
 		parked, err := messages.TakeParkedStatuses(ctx, e.ProviderID)
 		if err != nil {
-			return 0, err
+			return 0, domain.Message{}, err
 		}
 		events = append(events, parked...)
 	}
@@ -79,11 +80,11 @@ func applyStatus(ctx context.Context, messages ports.MessageRepository, e ports.
 	})
 	switch {
 	case errors.Is(err, errUnchanged):
-		return statusUnchanged, nil
+		return statusUnchanged, m, nil
 	case err != nil:
-		return 0, err
+		return 0, domain.Message{}, err
 	}
-	return statusApplied, nil
+	return statusApplied, m, nil
 }
 
 // errUnchanged aborts an update that would write nothing.

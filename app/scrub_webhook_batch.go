@@ -13,8 +13,13 @@ import (
 func scrubWebhookBatch(b ports.WebhookBatch) ports.WebhookBatch {
 	s := domain.ScrubText
 	out := ports.WebhookBatch{Skipped: b.Skipped}
+	user := func(u domain.WhatsAppUser) domain.WhatsAppUser {
+		return domain.WhatsAppUser{WaID: s(u.WaID), UserID: s(u.UserID), ParentUserID: s(u.ParentUserID),
+			Username: s(u.Username), ProfileName: s(u.ProfileName)}
+	}
 	for _, e := range b.Statuses {
 		e.ProviderID, e.MessageID = s(e.ProviderID), domain.MessageID(s(string(e.MessageID)))
+		e.Number, e.Recipient = s(e.Number), user(e.Recipient)
 		e.Failure = scrubFailure(e.Failure)
 		if p := e.Pricing; p != nil {
 			e.Pricing = &domain.Pricing{Model: s(p.Model), Type: s(p.Type), Category: s(p.Category), Billable: p.Billable}
@@ -22,7 +27,8 @@ func scrubWebhookBatch(b ports.WebhookBatch) ports.WebhookBatch {
 		out.Statuses = append(out.Statuses, e)
 	}
 	for _, in := range b.Inbound {
-		in.From, in.WaID, in.ProfileName = s(in.From), s(in.WaID), s(in.ProfileName)
+		in.Number, in.From, in.WaID, in.ProfileName = s(in.Number), s(in.From), s(in.WaID), s(in.ProfileName)
+		in.UserID, in.ParentUserID, in.Username = s(in.UserID), s(in.ParentUserID), s(in.Username)
 		m := &in.Message
 		m.ProviderID, m.Kind, m.Text, m.Payload, m.ReplyTo = s(m.ProviderID), s(m.Kind), s(m.Text), s(m.Payload), s(m.ReplyTo)
 		if a := m.Media; a != nil {
@@ -30,6 +36,10 @@ func scrubWebhookBatch(b ports.WebhookBatch) ports.WebhookBatch {
 		}
 		m.Failure = scrubFailure(m.Failure)
 		out.Inbound = append(out.Inbound, in)
+	}
+	for _, e := range b.IdentityChanges {
+		e.Number, e.Kind, e.ProviderID, e.Old, e.New = s(e.Number), s(e.Kind), s(e.ProviderID), user(e.Old), user(e.New)
+		out.IdentityChanges = append(out.IdentityChanges, e)
 	}
 	for _, t := range b.Templates {
 		t.Account, t.Name, t.Language, t.Event, t.Reason = s(t.Account), s(t.Name), s(t.Language), s(t.Event), s(t.Reason)

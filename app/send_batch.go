@@ -154,6 +154,9 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 		c.Touch(p.now)
 		touched[c] = true
 		p.msg = domain.NewMessage(p.msgID, p.campaign, *c, p.cmd.Principal, p.prep, p.now)
+		// The contact may hold the number in another form WhatsApp writes
+		// (domain.NumberKey): the message goes to the number asked for.
+		p.msg.Phone = p.phone
 		msgs = append(msgs, p.msg)
 		entries = append(entries, domain.OutboundEntry(domain.EntryID(h.d.IDs.NewID(domain.PrefixEntry)), p.msg, *c))
 	}
@@ -173,17 +176,18 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 	return r.Conversations.AppendEntries(ctx, entries...)
 }
 
-// contactKey names a contact: its number in a workspace and mode.
+// contactKey names a contact: its number, in any form WhatsApp writes it
+// (domain.NumberKey), in a workspace and mode.
 type contactKey struct {
-	ws    domain.WorkspaceID
-	mode  domain.KeyMode
-	phone domain.PhoneNumber
+	ws     domain.WorkspaceID
+	mode   domain.KeyMode
+	number string
 }
 
 // contactKey is the send's contact: the key's mode's contact for the
 // number, so test sends make and touch test contacts only.
 func (p *pendingSend) contactKey() contactKey {
-	return contactKey{p.cmd.Principal.Workspace, p.cmd.Principal.Mode, p.phone}
+	return contactKey{p.cmd.Principal.Workspace, p.cmd.Principal.Mode, p.phone.Key()}
 }
 
 // space is a workspace and mode, whose contacts are looked up together.
@@ -210,14 +214,14 @@ func (h *SendCampaignMessageHandler) lockContacts(ctx context.Context, r ports.R
 			return nil, err
 		}
 		for _, c := range found {
-			out[contactKey{s.ws, s.mode, c.Phone}] = &c
+			out[contactKey{s.ws, s.mode, c.NumberKey()}] = &c
 		}
 	}
 	for _, p := range batch {
 		k := p.contactKey()
 		if out[k] == nil {
 			c := domain.NewContact(domain.ContactID(h.d.IDs.NewID(domain.PrefixContact)),
-				domain.ConversationID(h.d.IDs.NewID(domain.PrefixConversation)), k.ws, k.mode, k.phone, p.now)
+				domain.ConversationID(h.d.IDs.NewID(domain.PrefixConversation)), k.ws, k.mode, p.phone, p.now)
 			out[k] = &c
 		}
 	}

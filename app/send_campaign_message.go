@@ -283,6 +283,7 @@ func (h *SendCampaignMessageHandler) dryRun(ctx context.Context, p domain.Princi
 	// The message gets an id, never stored, so the payload shows
 	// biz_opaque_callback_data as a real send would carry it.
 	msg := domain.NewMessage(domain.MessageID(h.d.IDs.NewID(domain.PrefixMessage)), c, contact, p, prep, h.d.Clock.Now())
+	msg.Phone = phone // the contact may hold another form of it
 	return SendCampaignMessageResult{Message: msg, Payload: ports.OutboundFor(msg).Payload(), DryRun: true}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -44,13 +45,39 @@ func newHooks(f *fixture, tx ports.Transactor) *hooks {
 			if !ok {
 				return ports.WebhookBatch{}, errors.New("not a webhook payload")
 			}
-			return b, nil
+			return forOurNumber(b), nil
 		},
 	}
-	apply := app.NewApplyWebhookEventHandler(h.decoder, tx, f.st, f.clock, f.ids, app.Config{}, nil)
+	numbers := &portsmock.BusinessNumbersMock{IsOursFunc: func(id string) bool { return id == ourNumber }}
+	apply := app.NewApplyWebhookEventHandler(h.decoder, numbers, tx, f.st, f.clock, f.ids, app.Config{}, nil)
 	h.receive = app.NewReceiveWebhookHandler(h.decoder, f.st, apply, f.clock, f.ids, nil)
 	h.replay = app.NewReplayWebhookEventsHandler(f.st, apply, f.st, f.clock, app.Config{}, nil)
 	return h
+}
+
+// ourNumber is the business number the tests' webhooks are for, unless an
+// item names another.
+const ourNumber = "106540352242922"
+
+// forOurNumber gives the items of b that name no business number ours, as
+// Meta's metadata would.
+func forOurNumber(b ports.WebhookBatch) ports.WebhookBatch {
+	b.Statuses, b.Inbound, b.IdentityChanges = slices.Clone(b.Statuses), slices.Clone(b.Inbound), slices.Clone(b.IdentityChanges)
+	ours := func(n *string) {
+		if *n == "" {
+			*n = ourNumber
+		}
+	}
+	for i := range b.Statuses {
+		ours(&b.Statuses[i].Number)
+	}
+	for i := range b.Inbound {
+		ours(&b.Inbound[i].Number)
+	}
+	for i := range b.IdentityChanges {
+		ours(&b.IdentityChanges[i].Number)
+	}
+	return b
 }
 
 // body registers b under a fresh JSON body and returns the body.

@@ -9,10 +9,11 @@ import (
 )
 
 // Contact is one recipient in a workspace, unique by phone number in each
-// mode. Live and test traffic keep apart contacts for one number: test
-// sends and test keys' syncs make and change test contacts, live sends,
-// live keys' syncs and what people write make and change live ones, and a
-// key sees only its own mode's (Principal.Sees).
+// mode, in any form WhatsApp writes it (NumberKey), and by BSUID. Live and
+// test traffic keep apart contacts for one number: test sends and test
+// keys' syncs make and change test contacts, live sends, live keys' syncs
+// and what people write make and change live ones, and a key sees only its
+// own mode's (Principal.Sees).
 type Contact struct {
 	ID             ContactID
 	Workspace      WorkspaceID
@@ -31,8 +32,15 @@ type Contact struct {
 	// WaID and ProfileName are what WhatsApp reports about the contact
 	// when they write: their WhatsApp id and the name on their profile.
 	// Name stays the business's own name for them.
-	WaID          string
-	ProfileName   string
+	WaID        string
+	ProfileName string
+	// UserID, ParentUserID and Username are the contact's business-scoped
+	// user id, its parent and their WhatsApp username, when WhatsApp
+	// reports them (identity.go). A contact known only by its BSUID has no
+	// Phone.
+	UserID        string
+	ParentUserID  string
+	Username      string
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	LastMessageAt *time.Time

@@ -98,36 +98,46 @@ type TemplateRepository interface {
 	SetTemplateStatus(ctx context.Context, account, name, language string, status domain.TemplateStatus) error
 }
 
-// ContactRepository stores contacts, unique by phone number per workspace
-// and mode.
+// ContactRepository stores contacts, unique per workspace and mode by
+// number and by BSUID. A number is one however WhatsApp writes it: its key
+// (domain.Contact.NumberKey: the phone number's domain.NumberKey, or the
+// wa_id's for a contact without one) is what is unique and what lookups by
+// number compare, so +5582999448232 and +558299448232 find one contact.
+// A contact known only by its BSUID has no key.
 type ContactRepository interface {
 	// CreateContact stores a new contact; a second contact with the same
-	// phone number in the workspace and mode is domain.ErrConflict.
+	// number key or BSUID in the workspace and mode is domain.ErrConflict.
 	CreateContact(ctx context.Context, c domain.Contact) error
 	// GetContact returns one of the workspace's contacts, of any mode.
 	GetContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.Contact, error)
 	// GetContactByPhone returns the workspace's contact of mode with the
-	// phone number.
+	// phone number, in any form.
 	GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phone domain.PhoneNumber) (domain.Contact, error)
 	// ListContactsByPhone returns, across workspaces, every contact of
-	// mode with the phone number, the most recently active first (by last
-	// message time, contacts without one last, then by id): an inbound
-	// message from that number concerns every live one.
+	// mode with the phone number, in any form, the most recently active
+	// first (by last message time, contacts without one last, then by id).
 	ListContactsByPhone(ctx context.Context, mode domain.KeyMode, phone domain.PhoneNumber) ([]domain.Contact, error)
+	// ListContactsOfUser returns, across workspaces, every contact of mode
+	// that may be the WhatsApp user an event names: whose BSUID is userID,
+	// whose wa_id is one of waIDs, or whose number key is the key of one of
+	// waIDs; ordered as ListContactsByPhone. Empty values match nothing:
+	// an inbound message finds its contacts in every workspace this way
+	// (domain.Contact.Matches ranks them).
+	ListContactsOfUser(ctx context.Context, mode domain.KeyMode, userID string, waIDs []string) ([]domain.Contact, error)
 	// UpdateContact runs fn on the contact; its id, workspace, mode and
 	// conversation do not change.
 	UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error)
 	// FindContactsByPhone returns the workspace's contacts of mode with
-	// these phone numbers, in phone number order; numbers without a
-	// contact are left out. Within a transaction the contacts found stay locked until it
+	// these phone numbers, in any form, in number key order; numbers
+	// without a contact are left out. Within a transaction the contacts found stay locked until it
 	// ends, taken in that order, so that two transactions locking
 	// overlapping sets wait for each other instead of deadlocking. Sends
 	// read their contacts this way, a batch at a time.
 	FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phones []domain.PhoneNumber) ([]domain.Contact, error)
 	// SaveContacts stores each contact in one statement: a new id is
 	// created, an id of the same workspace and mode is replaced. An id
-	// held by another workspace or mode, or a phone number held by another
-	// contact of the workspace and mode, is domain.ErrConflict, and the
+	// held by another workspace or mode, or a number key or BSUID held by
+	// another contact of the workspace and mode, is domain.ErrConflict, and the
 	// call stores nothing (within a transaction, the caller rolls it
 	// back). Each id appears at most once.
 	SaveContacts(ctx context.Context, cs ...domain.Contact) error

@@ -95,6 +95,13 @@ type StatusEvent struct {
 	At         time.Time
 	Failure    *domain.Failure // when Status is failed
 	Pricing    *domain.Pricing // when Meta reports it (on sent, and on delivered or read)
+	// Number and Recipient come with Meta's webhooks only, and are not
+	// kept while a status is parked: the business number (its
+	// phone_number_id) and what Meta says of the recipient (recipient_id,
+	// recipient_user_id, and the status's contacts: wa_id, BSUIDs,
+	// username), which is recorded on the message's contact.
+	Number    string
+	Recipient domain.WhatsAppUser
 }
 
 // StatusSink takes status events and applies them to messages.

@@ -7,6 +7,7 @@ import (
 )
 
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/webhook_decoder.go . WebhookDecoder
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/business_numbers.go . BusinessNumbers
 
 // WebhookDecoder authenticates Meta's webhook calls and reads their
 // payloads (adapters/whatsapp).
@@ -24,11 +25,24 @@ type WebhookDecoder interface {
 	Decode(body []byte) (WebhookBatch, error)
 }
 
+// BusinessNumbers says which WhatsApp business numbers this Herald sends
+// from. Meta reports every number of a business account (and of an app) to
+// one webhook: events for the others, another tool's, are stored but not
+// applied.
+type BusinessNumbers interface {
+	// IsOurs reports whether phoneNumberID, Meta's id of a business
+	// number (webhooks' metadata.phone_number_id), is one of them.
+	IsOurs(phoneNumberID string) bool
+}
+
 // WebhookBatch is what one webhook call reported, in payload order.
 type WebhookBatch struct {
 	Statuses  []StatusEvent
 	Inbound   []InboundEvent
 	Templates []TemplateStatusEvent
+	// IdentityChanges are WhatsApp's notices that a user changed their
+	// number or their business-scoped user id.
+	IdentityChanges []IdentityChangeEvent
 	// Errors are account-level errors (no message concerned), for the log.
 	Errors []domain.Failure
 	// Skipped says, one line each, what was not understood and why.
@@ -37,13 +51,51 @@ type WebhookBatch struct {
 
 // InboundEvent is a message a contact sent to the business number.
 type InboundEvent struct {
-	// From is the sender's phone number as Meta gives it (digits, no +);
-	// WaID and ProfileName come from the payload's contacts.
-	From        string
-	WaID        string
-	ProfileName string
-	Message     domain.InboundMessage
+	// Number is the business number it was sent to (Meta's
+	// phone_number_id).
+	Number string
+	// From is the sender's phone number as Meta gives it (digits, no +),
+	// absent for a user known only by their business-scoped user id;
+	// WaID, ProfileName, UserID, ParentUserID and Username come from the
+	// payload's contacts and the message's from_user_id.
+	From         string
+	WaID         string
+	ProfileName  string
+	UserID       string
+	ParentUserID string
+	Username     string
+	Message      domain.InboundMessage
 }
+
+// User is what the event says about its sender: wa_id (from when the
+// contacts carry none), BSUIDs, username and profile name.
+func (e InboundEvent) User() domain.WhatsAppUser {
+	waID := e.WaID
+	if waID == "" {
+		waID = e.From
+	}
+	return domain.WhatsAppUser{WaID: waID, UserID: e.UserID, ParentUserID: e.ParentUserID, Username: e.Username,
+		ProfileName: e.ProfileName}
+}
+
+// IdentityChangeEvent is WhatsApp's notice (a system message) that a user
+// changed their number (Kind user_changed_number: New carries the new
+// wa_id, and BSUIDs, which change with the number) or their business-scoped
+// user id (user_changed_user_id). Old is who they were: the message's from
+// and from_user_id.
+type IdentityChangeEvent struct {
+	Number     string // the business number (phone_number_id)
+	Kind       string
+	Old, New   domain.WhatsAppUser
+	ProviderID string // the notice's wamid
+	At         time.Time
+}
+
+// The kinds of identity change.
+const (
+	UserChangedNumber = "user_changed_number"
+	UserChangedUserID = "user_changed_user_id"
+)
 
 // TemplateStatusEvent is Meta's report that a template's review status
 // changed.

@@ -52,6 +52,6 @@ func (h *dash) contact(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "contact", view{Title: page.Contact.Phone.String(), Nav: "contacts",
+	h.render(w, r, http.StatusOK, "contact", view{Title: page.Contact.Handle(), Nav: "contacts",
 		Page: contactPage{Contact: page.Contact, Entries: page.Entries, Next: page.NextCursor}})
 }

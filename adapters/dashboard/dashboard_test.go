@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/adapters/dashboard"
 	"github.com/heraldhq/herald/adapters/memstore"
@@ -462,5 +463,34 @@ func TestContactSearchByPhone(t *testing.T) {
 	_, body = b.get("/dashboard/contacts")
 	if strings.Count(body, `href="/dashboard/contacts/ctc_`) != 3 {
 		t.Errorf("the contacts list does not show all three contacts:\n%s", body)
+	}
+}
+
+// A contact without a number is shown by what WhatsApp says of it: its
+// username, and its business-scoped user id on its page.
+func TestContactWithoutANumber(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, dashboard.Config{})
+	ctx := context.Background()
+	def, err := app.NewEnsureDefaultWorkspaceHandler(e.store, system.Clock{}, system.NewIDs()).Handle(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := domain.NewContact("ctc_01m8an0000000000000000000a", "cnv_01m8an0000000000000000000a", def.ID, domain.ModeLive,
+		domain.PhoneNumber{}, time.Now())
+	c.RecordUser(domain.WhatsAppUser{UserID: "BR.1502576394655843", Username: "ana.silva", ProfileName: "Ana"}, time.Now())
+	if err := e.store.CreateContact(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	b := e.browser(t)
+	b.login()
+	if _, body := b.get("/dashboard/contacts"); !strings.Contains(body, "@ana.silva</bdi></a>") {
+		t.Errorf("the list does not show the contact by its username:\n%s", body)
+	}
+	_, body := b.get("/dashboard/contacts/" + string(c.ID))
+	for _, want := range []string{"<h1><bdi>@ana.silva</bdi></h1>", "none Herald can send to", "<code>BR.1502576394655843</code>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the contact's page lacks %q:\n%s", want, body)
+		}
 	}
 }

@@ -98,8 +98,9 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 	createKey := app.NewCreateKeyHandler(st, st, def, clock, ids)
 	createCampaign := app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids)
 	record := app.NewRecordStatusEventHandler(st, clock, obs)
-	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{oldAppSecret, appSecret}, VerifyToken: verifyToken})
-	applyHook := app.NewApplyWebhookEventHandler(hooks, st, st, clock, ids, cfg, obs)
+	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{oldAppSecret, appSecret}, VerifyToken: verifyToken,
+		PhoneNumberIDs: []string{phoneID}})
+	applyHook := app.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, cfg, obs)
 	sb := sandbox.New(record, clock, sandbox.Config{}, nil)
 	t.Cleanup(sb.Close)
 

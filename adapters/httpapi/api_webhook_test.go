@@ -191,8 +191,9 @@ func TestWebhooksMoveMessagesStatsAndThreads(t *testing.T) {
 		}
 		readID, failedID := send("+14155552671"), send("+14155552672")
 		now := time.Now().UTC().Truncate(time.Second)
+		recipients := map[string]string{readID: "14155552671", failedID: "14155552672"}
 		st := func(id, wamid, status string, at time.Duration) fakemeta.StatusUpdate {
-			return fakemeta.StatusUpdate{WAMID: wamid, Status: status, BizOpaque: id, RecipientID: "14155552671",
+			return fakemeta.StatusUpdate{WAMID: wamid, Status: status, BizOpaque: id, RecipientID: recipients[id],
 				At: now.Add(at), Pricing: status == "sent"}
 		}
 		bodies := [][]byte{

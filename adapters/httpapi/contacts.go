@@ -9,7 +9,7 @@ import (
 
 type contactDTO struct {
 	ID             string            `json:"id"`
-	PhoneNumber    string            `json:"phoneNumber"`
+	PhoneNumber    *string           `json:"phoneNumber"`
 	Name           string            `json:"name"`
 	Email          string            `json:"email"`
 	Attributes     map[string]string `json:"attributes"`
@@ -17,6 +17,9 @@ type contactDTO struct {
 	OptedOut       bool              `json:"optedOut"`
 	WaID           *string           `json:"waId"`
 	ProfileName    *string           `json:"profileName"`
+	UserID         *string           `json:"userId"`
+	ParentUserID   *string           `json:"parentUserId"`
+	Username       *string           `json:"username"`
 	CreatedAt      string            `json:"createdAt"`
 	UpdatedAt      string            `json:"updatedAt"`
 	LastMessageAt  *string           `json:"lastMessageAt"`
@@ -24,10 +27,11 @@ type contactDTO struct {
 }
 
 func toContactDTO(c domain.Contact) contactDTO {
-	out := contactDTO{ID: string(c.ID), PhoneNumber: c.Phone.String(), Name: c.Name, Email: c.Email,
+	out := contactDTO{ID: string(c.ID), PhoneNumber: nonEmpty(c.Phone.String()), Name: c.Name, Email: c.Email,
 		Attributes: c.Attributes, Tags: c.Tags, OptedOut: c.OptedOut, CreatedAt: rfc3339(c.CreatedAt),
 		UpdatedAt: rfc3339(c.UpdatedAt), LastMessageAt: rfc3339Ptr(c.LastMessageAt), ConversationID: string(c.ConversationID),
-		WaID: nonEmpty(c.WaID), ProfileName: nonEmpty(c.ProfileName)}
+		WaID: nonEmpty(c.WaID), ProfileName: nonEmpty(c.ProfileName), UserID: nonEmpty(c.UserID),
+		ParentUserID: nonEmpty(c.ParentUserID), Username: nonEmpty(c.Username)}
 	if out.Attributes == nil {
 		out.Attributes = map[string]string{}
 	}
@@ -54,7 +58,8 @@ func (a *api) contactsGet(w http.ResponseWriter, r *http.Request) {
 func (a *api) contactByPhone(w http.ResponseWriter, r *http.Request, phone string) {
 	// PathValue unescapes, so "%2B1415…" and "+1415…" both arrive as "+1415…".
 	// A space (a "+" that a client form-encoded) is not a "+": it fails as
-	// an invalid number rather than matching a contact by accident.
+	// an invalid number rather than matching a contact by accident. Any
+	// form WhatsApp writes of the number finds the contact (app).
 	c, err := a.d.ContactByPhone.Handle(r.Context(), app.GetContactByPhone{
 		Principal: principalFrom(r.Context()), PhoneNumber: phone})
 	if err != nil {

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -11,26 +12,36 @@ import (
 )
 
 type contactRow struct {
-	ID              string   `db:"id"`
-	WorkspaceID     string   `db:"workspace_id"`
-	Mode            string   `db:"mode"`
-	ConversationID  string   `db:"conversation_id"`
-	PhoneNumber     string   `db:"phone_number"`
-	Name            string   `db:"name"`
-	Email           string   `db:"email"`
-	Attributes      jsonText `db:"attributes"`
-	Tags            jsonText `db:"tags"`
-	OptedOut        bool     `db:"opted_out"`
-	OptOutChangedAt nullTime `db:"opt_out_changed_at"`
-	WaID            string   `db:"wa_id"`
-	ProfileName     string   `db:"profile_name"`
-	CreatedAt       dbTime   `db:"created_at"`
-	UpdatedAt       dbTime   `db:"updated_at"`
-	LastMessageAt   nullTime `db:"last_message_at"`
+	ID              string     `db:"id"`
+	WorkspaceID     string     `db:"workspace_id"`
+	Mode            string     `db:"mode"`
+	ConversationID  string     `db:"conversation_id"`
+	PhoneNumber     string     `db:"phone_number"`
+	Name            string     `db:"name"`
+	Email           string     `db:"email"`
+	Attributes      jsonText   `db:"attributes"`
+	Tags            jsonText   `db:"tags"`
+	OptedOut        bool       `db:"opted_out"`
+	OptOutChangedAt nullTime   `db:"opt_out_changed_at"`
+	WaID            string     `db:"wa_id"`
+	ProfileName     string     `db:"profile_name"`
+	NumberKey       nullString `db:"number_key"`
+	UserID          nullString `db:"user_id"`
+	ParentUserID    string     `db:"parent_user_id"`
+	Username        string     `db:"username"`
+	CreatedAt       dbTime     `db:"created_at"`
+	UpdatedAt       dbTime     `db:"updated_at"`
+	LastMessageAt   nullTime   `db:"last_message_at"`
 }
 
 const contactColumns = `id, workspace_id, mode, conversation_id, phone_number, name, email, attributes, tags, opted_out,
-opt_out_changed_at, wa_id, profile_name, created_at, updated_at, last_message_at`
+opt_out_changed_at, wa_id, profile_name, number_key, user_id, parent_user_id, username, created_at, updated_at,
+last_message_at`
+
+// contactValues are the named parameters of contactColumns, in order.
+const contactValues = `:id, :workspace_id, :mode, :conversation_id, :phone_number, :name, :email, :attributes, :tags,
+:opted_out, :opt_out_changed_at, :wa_id, :profile_name, :number_key, :user_id, :parent_user_id, :username, :created_at,
+:updated_at, :last_message_at`
 
 func toContactRow(c domain.Contact) (contactRow, error) {
 	attrs, err := toJSON(c.Attributes)
@@ -45,8 +56,9 @@ func toContactRow(c domain.Contact) (contactRow, error) {
 		ID: string(c.ID), WorkspaceID: string(c.Workspace), Mode: c.Mode.String(), ConversationID: string(c.ConversationID),
 		PhoneNumber: c.Phone.String(), Name: c.Name, Email: c.Email, Attributes: attrs, Tags: tags,
 		OptedOut: c.OptedOut, OptOutChangedAt: newNullTime(c.OptOutChangedAt), WaID: c.WaID,
-		ProfileName: c.ProfileName, CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt),
-		LastMessageAt: newNullTime(c.LastMessageAt),
+		ProfileName: c.ProfileName, NumberKey: nullString(c.NumberKey()), UserID: nullString(c.UserID),
+		ParentUserID: c.ParentUserID, Username: c.Username,
+		CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt), LastMessageAt: newNullTime(c.LastMessageAt),
 	}, nil
 }
 
@@ -69,16 +81,16 @@ func (r contactRow) toDomain() (domain.Contact, error) {
 		Phone:          domain.UnmarshalPhoneNumberFromStore(r.PhoneNumber),
 		Name:           r.Name, Email: r.Email, Attributes: attrs, Tags: tags, OptedOut: r.OptedOut,
 		OptOutChangedAt: r.OptOutChangedAt.ptr(), WaID: r.WaID, ProfileName: r.ProfileName,
+		UserID: string(r.UserID), ParentUserID: r.ParentUserID, Username: r.Username,
 		CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(), LastMessageAt: r.LastMessageAt.ptr(),
 	}, nil
 }
 
-// CreateContact stores a new contact; a second contact with the same phone
-// number in the workspace and mode is a conflict.
+// CreateContact stores a new contact; a second contact with the same
+// number (in any form, number_key) or BSUID in the workspace and mode is a
+// conflict.
 func (s *Store) CreateContact(ctx context.Context, c domain.Contact) error {
-	const q = `INSERT INTO contacts (` + contactColumns + `)
-VALUES (:id, :workspace_id, :mode, :conversation_id, :phone_number, :name, :email, :attributes, :tags, :opted_out,
-:opt_out_changed_at, :wa_id, :profile_name, :created_at, :updated_at, :last_message_at)`
+	const q = `INSERT INTO contacts (` + contactColumns + `) VALUES (` + contactValues + `)`
 	row, err := toContactRow(c)
 	if err == nil {
 		_, err = s.exec(ctx, q, row)
@@ -92,14 +104,13 @@ VALUES (:id, :workspace_id, :mode, :conversation_id, :phone_number, :name, :emai
 // reveals; the statement runs in a transaction of its own when the store
 // has none, so that the conflict stores nothing.
 func (s *Store) SaveContacts(ctx context.Context, cs ...domain.Contact) error {
-	const q = `INSERT INTO contacts (` + contactColumns + `)
-VALUES (:id, :workspace_id, :mode, :conversation_id, :phone_number, :name, :email, :attributes, :tags, :opted_out,
-:opt_out_changed_at, :wa_id, :profile_name, :created_at, :updated_at, :last_message_at)
+	const q = `INSERT INTO contacts (` + contactColumns + `) VALUES (` + contactValues + `)
 ON CONFLICT (id) DO UPDATE
 SET phone_number = excluded.phone_number, name = excluded.name, email = excluded.email,
     attributes = excluded.attributes, tags = excluded.tags, opted_out = excluded.opted_out,
     opt_out_changed_at = excluded.opt_out_changed_at, wa_id = excluded.wa_id, profile_name = excluded.profile_name,
-    created_at = excluded.created_at, updated_at = excluded.updated_at, last_message_at = excluded.last_message_at
+    number_key = excluded.number_key, user_id = excluded.user_id, parent_user_id = excluded.parent_user_id,
+    username = excluded.username, created_at = excluded.created_at, updated_at = excluded.updated_at, last_message_at = excluded.last_message_at
 WHERE contacts.workspace_id = excluded.workspace_id AND contacts.mode = excluded.mode`
 	if len(cs) == 0 {
 		return nil
@@ -121,23 +132,23 @@ WHERE contacts.workspace_id = excluded.workspace_id AND contacts.mode = excluded
 }
 
 // FindContactsByPhone returns the workspace's contacts of mode with the
-// phone numbers, in phone number order, locking their rows (PostgreSQL) in that
-// order. Each number is looked up on its own in contacts_workspace_phone
-// (dialect.contactsByPhone): given the whole list, PostgreSQL's planner may
-// scan the workspace's contacts and filter them when its statistics are
-// missing or stale (measured on a fresh table: every contact of the
-// workspace read for each batch of sends).
+// phone numbers, in any form, in the order of their number keys, locking
+// their rows (PostgreSQL) in that order. Each key is looked up on its own
+// in contacts_number (dialect.contactsByNumber): given the whole list,
+// PostgreSQL's planner may scan the workspace's contacts and filter them
+// when its statistics are missing or stale (measured on a fresh table:
+// every contact of the workspace read for each batch of sends).
 func (s *Store) FindContactsByPhone(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phones []domain.PhoneNumber) ([]domain.Contact, error) {
 	if len(phones) == 0 {
 		return nil, nil
 	}
-	numbers := make([]string, len(phones))
+	keys := make([]string, len(phones))
 	for i, p := range phones {
-		numbers[i] = p.String()
+		keys[i] = p.Key()
 	}
-	slices.Sort(numbers)
-	numbers = slices.Compact(numbers)
-	q, args, err := s.d.contactsByPhone(contactColumns, string(ws), mode.String(), numbers)
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	q, args, err := s.d.contactsByNumber(contactColumns, string(ws), mode.String(), keys)
 	if err != nil {
 		return nil, s.fail("find contacts by phone", err, nil)
 	}
@@ -162,18 +173,19 @@ func (s *Store) GetContact(ctx context.Context, ws domain.WorkspaceID, id domain
 	return s.getContact(ctx, "get contact", q, map[string]any{"workspace_id": string(ws), "id": string(id)})
 }
 
-// GetContactByPhone finds a workspace's contact of mode by phone number.
-// The query names the number alone, which contacts_phone answers with a row
-// per workspace and mode that has the number, and the row is picked from
-// those. Told the workspace too, PostgreSQL could answer from
-// contacts_workspace, reading every contact of the workspace, and did so
-// for every lookup with the generic plan of a prepared statement made while
-// contacts was nearly empty (3,000 index entries per lookup in a workspace
-// of 3,000 contacts, until the next ANALYZE).
+// GetContactByPhone finds a workspace's contact of mode by phone number,
+// in any form (its number key). The query names the key alone, which
+// contacts_number answers with a row per workspace and mode that has the
+// number, and the row is picked from those. Told the workspace too,
+// PostgreSQL could answer from contacts_workspace, reading every contact of
+// the workspace, and did so for every lookup with the generic plan of a
+// prepared statement made while contacts was nearly empty (3,000 index
+// entries per lookup in a workspace of 3,000 contacts, until the next
+// ANALYZE).
 func (s *Store) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, phone domain.PhoneNumber) (domain.Contact, error) {
-	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE phone_number = :phone_number`
+	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE number_key = :number_key`
 	var rows []contactRow
-	if err := s.selectAll(ctx, &rows, q, map[string]any{"phone_number": phone.String()}); err != nil {
+	if err := s.selectAll(ctx, &rows, q, map[string]any{"number_key": phone.Key()}); err != nil {
 		return domain.Contact{}, s.fail("get contact by phone", err, nil)
 	}
 	for _, r := range rows {
@@ -185,14 +197,14 @@ func (s *Store) GetContactByPhone(ctx context.Context, ws domain.WorkspaceID, mo
 	return domain.Contact{}, domain.NotFound(domain.ErrContactNotFound)
 }
 
-// ListContactsByPhone returns the contacts of mode with this phone number
-// in every workspace, the most recently active first: by last message time
-// descending, contacts without one last, then by id.
+// ListContactsByPhone returns the contacts of mode with this phone number,
+// in any form, in every workspace, the most recently active first: by last
+// message time descending, contacts without one last, then by id.
 func (s *Store) ListContactsByPhone(ctx context.Context, mode domain.KeyMode, phone domain.PhoneNumber) ([]domain.Contact, error) {
-	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE phone_number = :phone_number AND mode = :mode
+	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE number_key = :number_key AND mode = :mode
 ORDER BY last_message_at DESC NULLS LAST, id`
 	var rows []contactRow
-	if err := s.selectAll(ctx, &rows, q, map[string]any{"phone_number": phone.String(), "mode": mode.String()}); err != nil {
+	if err := s.selectAll(ctx, &rows, q, map[string]any{"number_key": phone.Key(), "mode": mode.String()}); err != nil {
 		return nil, s.fail("list contacts by phone", err, nil)
 	}
 	out := make([]domain.Contact, 0, len(rows))
@@ -200,6 +212,51 @@ ORDER BY last_message_at DESC NULLS LAST, id`
 		c, err := r.toDomain()
 		if err != nil {
 			return nil, s.fail("list contacts by phone", err, nil)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// ListContactsOfUser returns the contacts of mode, in every workspace, that
+// may be the WhatsApp user: by BSUID, by wa_id, or by number in any form
+// (the key of each wa_id), the most recently active first. Each term is
+// answered by its own index (contacts_user, contacts_wa_id, whose
+// predicate the query repeats, and contacts_number).
+func (s *Store) ListContactsOfUser(ctx context.Context, mode domain.KeyMode, userID string, waIDs []string) ([]domain.Contact, error) {
+	var terms []string
+	args := []any{mode.String()}
+	if userID != "" {
+		terms = append(terms, "user_id = ?")
+		args = append(args, userID)
+	}
+	var ids, keys []string
+	for _, w := range waIDs {
+		if w != "" {
+			ids, keys = append(ids, w), append(keys, domain.NumberKey(w))
+		}
+	}
+	if len(ids) > 0 {
+		terms = append(terms, "(wa_id IN (?) AND wa_id <> '')", "number_key IN (?)")
+		args = append(args, ids, keys)
+	}
+	if len(terms) == 0 {
+		return []domain.Contact{}, nil
+	}
+	q, args, err := sqlx.In(`SELECT `+contactColumns+` FROM contacts WHERE mode = ? AND (`+strings.Join(terms, " OR ")+`)
+ORDER BY last_message_at DESC NULLS LAST, id`, args...)
+	if err != nil {
+		return nil, s.fail("list contacts of user", err, nil)
+	}
+	var rows []contactRow
+	if err := sqlx.SelectContext(ctx, s.ext, &rows, s.ext.Rebind(q), args...); err != nil {
+		return nil, s.fail("list contacts of user", err, nil)
+	}
+	out := make([]domain.Contact, 0, len(rows))
+	for _, r := range rows {
+		c, err := r.toDomain()
+		if err != nil {
+			return nil, s.fail("list contacts of user", err, nil)
 		}
 		out = append(out, c)
 	}
@@ -265,8 +322,8 @@ func (s *Store) getContact(ctx context.Context, op, q string, arg any) (domain.C
 
 // UpdateContact runs fn on the stored contact and stores the result,
 // atomically. The id, workspace, mode and conversation do not change; a
-// phone number taken by another contact of the workspace and mode is a
-// conflict.
+// number (in any form) or BSUID taken by another contact of the workspace
+// and mode is a conflict.
 func (s *Store) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID, fn func(*domain.Contact) error) (domain.Contact, error) {
 	const q = `SELECT ` + contactColumns + ` FROM contacts WHERE workspace_id = :workspace_id AND id = :id`
 	return s.updateContact(ctx, q, map[string]any{"workspace_id": string(ws), "id": string(id)}, fn)
@@ -278,7 +335,8 @@ func (s *Store) updateContact(ctx context.Context, qGet string, arg map[string]a
 	const qUpdate = `UPDATE contacts
 SET phone_number = :phone_number, name = :name, email = :email, attributes = :attributes, tags = :tags,
     opted_out = :opted_out, opt_out_changed_at = :opt_out_changed_at, wa_id = :wa_id,
-    profile_name = :profile_name, created_at = :created_at, updated_at = :updated_at, last_message_at = :last_message_at
+    profile_name = :profile_name, number_key = :number_key, user_id = :user_id, parent_user_id = :parent_user_id,
+    username = :username, created_at = :created_at, updated_at = :updated_at, last_message_at = :last_message_at
 WHERE workspace_id = :workspace_id AND id = :id`
 	var c domain.Contact
 	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {

@@ -31,11 +31,11 @@ type Dialect interface {
 	// claimPlan is a statement ClaimMessages runs in its transaction before
 	// the SELECT of due messages, or "".
 	claimPlan() string
-	// contactsByPhone is a query for the columns of the workspace's
-	// contacts of a mode with the numbers (sorted), in number order,
+	// contactsByNumber is a query for the columns of the workspace's
+	// contacts of a mode with the number keys (sorted), in key order,
 	// locking them (PostgreSQL) in that order, with its arguments in "?"
 	// form (a driver's option for the query may come first).
-	contactsByPhone(columns, ws, mode string, numbers []string) (string, []any, error)
+	contactsByNumber(columns, ws, mode string, keys []string) (string, []any, error)
 	// unixMicros is an SQL expression for the time column as an integer
 	// number of microseconds since the Unix epoch.
 	unixMicros(column string) string

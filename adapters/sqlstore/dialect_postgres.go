@@ -36,11 +36,11 @@ func (postgresDialect) claimLock() string { return " FOR UPDATE SKIP LOCKED" }
 // the only plan left is the index's order.
 func (postgresDialect) claimPlan() string { return "SET LOCAL enable_sort = off" }
 
-// The numbers come as one array, and each is looked up by a subquery of its
-// own whose LIMIT keeps the planner from merging it into a join: the
-// subquery matches every column of contacts_workspace_phone, which the
-// planner takes for the numbers given even without statistics, and the rows
-// are locked in the array's order.
+// The number keys come as one array, and each is looked up by a subquery
+// of its own whose LIMIT keeps the planner from merging it into a join: the
+// subquery matches every column of contacts_number, which the planner
+// takes for the keys given even without statistics, and the rows are
+// locked in the array's order.
 //
 // The query is planned at every run (pgx's unnamed statement, with the
 // column types it has described once), never kept as a prepared
@@ -49,12 +49,12 @@ func (postgresDialect) claimPlan() string { return "SET LOCAL enable_sort = off"
 // costs the same, scanned contacts_workspace and filtered each number
 // for as long as the session lasted. Planning takes 0.1 to 0.3 ms
 // (EXPLAIN ANALYZE), once per batch.
-func (postgresDialect) contactsByPhone(columns, ws, mode string, numbers []string) (string, []any, error) {
-	q := `SELECT c.* FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS p (phone, n)
-CROSS JOIN LATERAL (SELECT ` + columns + ` FROM contacts WHERE workspace_id = ? AND mode = ? AND phone_number = p.phone
+func (postgresDialect) contactsByNumber(columns, ws, mode string, keys []string) (string, []any, error) {
+	q := `SELECT c.* FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS p (number_key, n)
+CROSS JOIN LATERAL (SELECT ` + columns + ` FROM contacts WHERE number_key = p.number_key AND workspace_id = ? AND mode = ?
 LIMIT 1 FOR UPDATE) AS c
 ORDER BY p.n`
-	return q, []any{pgx.QueryExecModeCacheDescribe, numbers, ws, mode}, nil
+	return q, []any{pgx.QueryExecModeCacheDescribe, keys, ws, mode}, nil
 }
 
 func (postgresDialect) unixMicros(column string) string {

@@ -28,11 +28,11 @@ func (sqliteDialect) claimLock() string { return "" }
 // SQLite's planner walks messages_due for the claim's ORDER BY already.
 func (sqliteDialect) claimPlan() string { return "" }
 
-// SQLite's planner probes the unique (workspace_id, mode, phone_number)
-// index once per listed number.
-func (sqliteDialect) contactsByPhone(columns, ws, mode string, numbers []string) (string, []any, error) {
-	return sqlx.In(`SELECT `+columns+` FROM contacts WHERE workspace_id = ? AND mode = ? AND phone_number IN (?)
-ORDER BY phone_number`, ws, mode, numbers)
+// SQLite's planner probes the unique (number_key, workspace_id, mode)
+// index once per listed key.
+func (sqliteDialect) contactsByNumber(columns, ws, mode string, keys []string) (string, []any, error) {
+	return sqlx.In(`SELECT `+columns+` FROM contacts WHERE number_key IN (?) AND workspace_id = ? AND mode = ?
+ORDER BY number_key`, keys, ws, mode)
 }
 
 // Times are stored as INTEGER Unix microseconds already.

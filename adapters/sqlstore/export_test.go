@@ -31,10 +31,10 @@ func DeferForeignKeys(ctx context.Context, r ports.Repos) error {
 	return err
 }
 
-// ContactsByPhoneQuery is d's query for the workspace's contacts of mode
-// with the numbers, in db's placeholder form.
-func ContactsByPhoneQuery(db *sqlx.DB, d Dialect, ws, mode string, numbers []string) (string, []any, error) {
-	q, args, err := d.contactsByPhone(contactColumns, ws, mode, numbers)
+// ContactsByNumberQuery is d's query for the workspace's contacts of mode
+// with the number keys, in db's placeholder form.
+func ContactsByNumberQuery(db *sqlx.DB, d Dialect, ws, mode string, keys []string) (string, []any, error) {
+	q, args, err := d.contactsByNumber(contactColumns, ws, mode, keys)
 	return db.Rebind(q), args, err
 }
 

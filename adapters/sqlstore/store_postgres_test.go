@@ -120,9 +120,9 @@ func TestContactLookupProbesEachNumberPostgres(t *testing.T) {
 	insertContacts(t, db, "wsp_plan", 1, 3000)
 	var numbers []string
 	for i := 1; i <= 17; i++ {
-		numbers = append(numbers, "+1415555"+strconv.Itoa(1000+i*100))
+		numbers = append(numbers, "1415555"+strconv.Itoa(1000+i*100))
 	}
-	q, args, err := sqlstore.ContactsByPhoneQuery(db, sqlstore.Postgres(), "wsp_plan", "test", numbers)
+	q, args, err := sqlstore.ContactsByNumberQuery(db, sqlstore.Postgres(), "wsp_plan", "test", numbers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,9 +136,9 @@ func TestContactLookupProbesEachNumberPostgres(t *testing.T) {
 		t.Fatalf("EXPLAIN: %v", err)
 	}
 	plan := strings.Join(lines, "\n")
-	if !strings.Contains(plan, "contacts_workspace_phone") || !strings.Contains(plan, "loops=17") ||
+	if !strings.Contains(plan, "contacts_number") || !strings.Contains(plan, "loops=17") ||
 		strings.Contains(plan, "Rows Removed by Filter") {
-		t.Errorf("the lookup of 17 numbers among 3,000 contacts without statistics does not probe contacts_workspace_phone once per number:\n%s", plan)
+		t.Errorf("the lookup of 17 numbers among 3,000 contacts without statistics does not probe contacts_number once per number:\n%s", plan)
 	}
 	var found int
 	if err := tx.GetContext(ctx, &found, "SELECT count(*) FROM ("+q+") AS found", args...); err != nil || found != len(numbers) {
@@ -211,9 +211,9 @@ func TestClaimReadsWhatItTakesPostgres(t *testing.T) {
 		`INSERT INTO campaigns (id, workspace_id, name, template_name, language, header_format, header_text, body,
     footer, placeholders, status, created_at, updated_at)
 VALUES ('cmp_q', 'wsp_q', 'q', 'tpl', 'en_US', 'none', '', 'Hi', '', '[]', 'active', now(), now())`,
-		`INSERT INTO contacts (id, workspace_id, mode, conversation_id, phone_number, name, email, attributes, tags,
-    opted_out, created_at, updated_at)
-VALUES ('ctc_q', 'wsp_q', 'test', 'cnv_q', '+14155551000', '', '', '{}', '[]', false, now(), now())`,
+		`INSERT INTO contacts (id, workspace_id, mode, conversation_id, phone_number, number_key, name, email, attributes,
+    tags, opted_out, created_at, updated_at)
+VALUES ('ctc_q', 'wsp_q', 'test', 'cnv_q', '+14155551000', '14155551000', '', '', '{}', '[]', false, now(), now())`,
 		`INSERT INTO messages (id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name,
     language, header_format, variables, media_header_url, rendered_body, status, history, created_at, updated_at,
     due_at, attempts)
@@ -260,7 +260,7 @@ const indexEntriesRead = `SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_use
 // rowsRead counts the rows read from table, by scans and through indexes.
 const rowsRead = `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_user_tables WHERE relname = $1`
 
-// A contact is looked up by phone number through contacts_phone, however
+// A contact is looked up by phone number through contacts_number, however
 // the workspace grew since the lookup was first planned: told the workspace
 // too, PostgreSQL's generic plan, made while contacts was nearly empty, read
 // every contact of the workspace for each lookup.
@@ -272,9 +272,9 @@ func TestContactByPhoneReadsItsNumberPostgres(t *testing.T) {
 		`ALTER TABLE contacts SET (autovacuum_enabled = false)`,
 		`INSERT INTO workspaces (id, name, is_default, created_at) VALUES ('wsp_a', 'a', false, now()), ('wsp_b', 'b', false, now())`,
 		// Workspace b has the number looked up too.
-		`INSERT INTO contacts (id, workspace_id, mode, conversation_id, phone_number, name, email, attributes, tags,
-    opted_out, created_at, updated_at)
-VALUES ('ctc_b', 'wsp_b', 'test', 'cnv_b', '+14155553000', 'b', '', '{}', '[]', false, now(), now())`,
+		`INSERT INTO contacts (id, workspace_id, mode, conversation_id, phone_number, number_key, name, email, attributes,
+    tags, opted_out, created_at, updated_at)
+VALUES ('ctc_b', 'wsp_b', 'test', 'cnv_b', '+14155553000', '14155553000', 'b', '', '{}', '[]', false, now(), now())`,
 	)
 	insertContacts(t, db, "wsp_a", 1, 5)
 	// Past the five runs PostgreSQL plans for their values.
@@ -289,7 +289,7 @@ VALUES ('ctc_b', 'wsp_b', 'test', 'cnv_b', '+14155553000', 'b', '', '{}', '[]', 
 	if err != nil || got.ID != "ctc_2000" {
 		t.Fatalf("GetContactByPhone = %s, %v; want workspace a's contact ctc_2000", got.ID, err)
 	}
-	// The number's entries in contacts_phone: workspace a's and b's.
+	// The number's entries in contacts_number: workspace a's and b's.
 	if read := sessionCount(t, db, indexEntriesRead, "contacts") - before; read > 2 {
 		t.Errorf("looking up one number among 3,000 contacts read %d index entries, want 2", read)
 	}
@@ -299,9 +299,10 @@ VALUES ('ctc_b', 'wsp_b', 'test', 'cnv_b', '+14155553000', 'b', '', '{}', '[]', 
 // +1415555 followed by 1000+i, for i from first to last.
 func insertContacts(t *testing.T, db *sqlx.DB, ws string, first, last int) {
 	t.Helper()
-	q := `INSERT INTO contacts (id, workspace_id, mode, conversation_id, phone_number, name, email, attributes, tags,
-    opted_out, created_at, updated_at)
-SELECT 'ctc_' || i, $1, 'test', 'cnv_' || i, '+1415555' || (1000 + i), '', '', '{}', '[]', false, now(), now()
+	q := `INSERT INTO contacts (id, workspace_id, mode, conversation_id, phone_number, number_key, name, email, attributes,
+    tags, opted_out, created_at, updated_at)
+SELECT 'ctc_' || i, $1, 'test', 'cnv_' || i, '+1415555' || (1000 + i), '1415555' || (1000 + i), '', '', '{}', '[]',
+    false, now(), now()
 FROM generate_series($2::int, $3::int) AS i`
 	if _, err := db.ExecContext(t.Context(), q, ws, first, last); err != nil {
 		t.Fatalf("insert contacts: %v", err)

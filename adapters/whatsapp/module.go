@@ -24,8 +24,9 @@ var TemplateSourceModule = fx.Module("whatsapp.templates",
 )
 
 // WebhookModule provides the webhook checks and decoding
-// (ports.WebhookDecoder). It needs a WebhookConfig, and not Module: webhooks
-// are received even when nothing is sent through the Cloud API.
+// (ports.WebhookDecoder) and the business numbers that are Herald's
+// (ports.BusinessNumbers). It needs a WebhookConfig, and not Module:
+// webhooks are received even when nothing is sent through the Cloud API.
 var WebhookModule = fx.Module("whatsapp.webhooks",
-	fx.Provide(fx.Annotate(NewWebhooks, fx.As(new(ports.WebhookDecoder)))),
+	fx.Provide(fx.Annotate(NewWebhooks, fx.As(new(ports.WebhookDecoder)), fx.As(new(ports.BusinessNumbers)))),
 )

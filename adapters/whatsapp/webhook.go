@@ -1,6 +1,7 @@
 package whatsapp
 
 import (
+	"cmp"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -25,17 +26,28 @@ type WebhookConfig struct {
 	// VerifyToken is the token Meta sends back in the subscription
 	// handshake; none configured means every handshake fails.
 	VerifyToken string
+	// PhoneNumberIDs are the business numbers Herald sends from (Meta's
+	// phone number ids): events for other numbers are stored, not
+	// applied (numbers.go). Empty ones are ignored.
+	PhoneNumberIDs []string
 }
 
-// Webhooks authenticates Meta's webhook calls and decodes their payloads.
+// Webhooks authenticates Meta's webhook calls, decodes their payloads and
+// knows which business numbers are Herald's.
 type Webhooks struct {
 	secrets [][]byte
 	token   string
+	numbers map[string]bool
 }
 
 // NewWebhooks returns a decoder for cfg.
 func NewWebhooks(cfg WebhookConfig) *Webhooks {
-	w := &Webhooks{token: cfg.VerifyToken}
+	w := &Webhooks{token: cfg.VerifyToken, numbers: map[string]bool{}}
+	for _, id := range cfg.PhoneNumberIDs {
+		if id != "" {
+			w.numbers[id] = true
+		}
+	}
 	for _, s := range cfg.AppSecrets {
 		// An HMAC under an empty key is one anybody can compute.
 		if s != "" {
@@ -45,7 +57,10 @@ func NewWebhooks(cfg WebhookConfig) *Webhooks {
 	return w
 }
 
-var _ ports.WebhookDecoder = (*Webhooks)(nil)
+var (
+	_ ports.WebhookDecoder  = (*Webhooks)(nil)
+	_ ports.BusinessNumbers = (*Webhooks)(nil)
+)
 
 // ErrNotWebhookPayload is what Decode returns (wrapped) for a body that is
 // not JSON or not a WhatsApp Business Account webhook.
@@ -94,10 +109,11 @@ func (w *Webhooks) VerifySignature(body []byte, header string) error {
 }
 
 // Decode reads a verified webhook body: every entry, change and array item,
-// in payload order. Statuses, inbound messages, template status changes and
-// account-level errors become events; whatever Herald does not act on
-// (another field, a status it does not track, a system message, an item it
-// cannot read) is left out with one line in Skipped, which names the item
+// in payload order. Statuses, inbound messages, identity changes (system
+// notices of a changed number or user id), template status changes and
+// account-level errors become events, each with the business number it
+// came for; whatever Herald does not act on (another field, a status it
+// does not track, another system notice, an item it cannot read) is left out with one line in Skipped, which names the item
 // by position and never quotes phone numbers or message text. Times come
 // from Meta's timestamps and are zero when one is missing or is not a unix
 // time, so the caller decides what to use instead. The error wraps
@@ -134,18 +150,28 @@ type (
 		Value json.RawMessage `json:"value"`
 	}
 	messagesValue struct {
+		Metadata struct {
+			PhoneNumberID string `json:"phone_number_id"`
+		} `json:"metadata"`
 		Contacts []json.RawMessage `json:"contacts"`
 		Messages []json.RawMessage `json:"messages"`
 		Statuses []json.RawMessage `json:"statuses"`
 		Errors   []json.RawMessage `json:"errors"`
 	}
 	statusItem struct {
-		ID        string            `json:"id"`
-		Status    string            `json:"status"`
-		Timestamp unixTime          `json:"timestamp"`
-		BizOpaque string            `json:"biz_opaque_callback_data"`
-		Pricing   json.RawMessage   `json:"pricing"`
-		Errors    []json.RawMessage `json:"errors"`
+		ID          string            `json:"id"`
+		Status      string            `json:"status"`
+		Timestamp   unixTime          `json:"timestamp"`
+		RecipientID string            `json:"recipient_id"`
+		BizOpaque   string            `json:"biz_opaque_callback_data"`
+		Pricing     json.RawMessage   `json:"pricing"`
+		Errors      []json.RawMessage `json:"errors"`
+		// Business-scoped user ids (2026): sources disagree on the
+		// parent's name, so both are read.
+		RecipientUserID       string            `json:"recipient_user_id"`
+		RecipientParentUserID string            `json:"recipient_parent_user_id"`
+		ParentRecipientUserID string            `json:"parent_recipient_user_id"`
+		Contacts              []json.RawMessage `json:"contacts"`
 	}
 	templateStatusValue struct {
 		Event    string `json:"event"`
@@ -194,12 +220,13 @@ func (d *decoder) messages(at string, raw json.RawMessage) {
 		d.skip(at, "unreadable value: %v", err)
 		return
 	}
-	for i, raw := range v.Statuses {
-		d.status(fmt.Sprintf("%s status %d", at, i), raw)
-	}
+	number := v.Metadata.PhoneNumberID
 	contacts := readContacts(v.Contacts)
+	for i, raw := range v.Statuses {
+		d.status(fmt.Sprintf("%s status %d", at, i), number, raw, contacts)
+	}
 	for i, raw := range v.Messages {
-		d.message(fmt.Sprintf("%s message %d", at, i), raw, contacts)
+		d.message(fmt.Sprintf("%s message %d", at, i), number, raw, contacts)
 	}
 	for i, raw := range v.Errors {
 		if f := readFailure(raw); f != nil {
@@ -220,7 +247,7 @@ var metaStatuses = map[string]domain.MessageStatus{
 	"failed":    domain.StatusFailed,
 }
 
-func (d *decoder) status(at string, raw json.RawMessage) {
+func (d *decoder) status(at, number string, raw json.RawMessage, contacts []domain.WhatsAppUser) {
 	var s statusItem
 	if err := json.Unmarshal(raw, &s); err != nil {
 		d.skip(at, "unreadable status: %v", err)
@@ -231,7 +258,8 @@ func (d *decoder) status(at string, raw json.RawMessage) {
 		d.skip(at, "status %q is not tracked", short(s.Status))
 		return
 	}
-	e := ports.StatusEvent{ProviderID: s.ID, Status: status, At: s.Timestamp.t, Pricing: readPricing(s.Pricing)}
+	e := ports.StatusEvent{ProviderID: s.ID, Status: status, At: s.Timestamp.t, Pricing: readPricing(s.Pricing),
+		Number: number, Recipient: s.recipient(contacts)}
 	// Herald puts its message id in biz_opaque_callback_data; anything
 	// else there was put by someone else and matches nothing.
 	if id, err := domain.ParseMessageID(s.BizOpaque); err == nil {
@@ -245,6 +273,22 @@ func (d *decoder) status(at string, raw json.RawMessage) {
 		e.Failure = readFailure(s.Errors[0])
 	}
 	d.batch.Statuses = append(d.batch.Statuses, e)
+}
+
+// recipient is what a status says of its recipient: recipient_id and the
+// BSUIDs, completed by the status's own contacts or else the value's, the
+// one with that wa_id or BSUID.
+func (s statusItem) recipient(valueContacts []domain.WhatsAppUser) domain.WhatsAppUser {
+	u := domain.WhatsAppUser{WaID: s.RecipientID, UserID: s.RecipientUserID,
+		ParentUserID: cmp.Or(s.RecipientParentUserID, s.ParentRecipientUserID)}
+	contacts := readContacts(s.Contacts)
+	if len(contacts) == 0 {
+		contacts = valueContacts
+	}
+	c := whoIs(contacts, u.WaID, u.UserID)
+	u.WaID, u.UserID = cmp.Or(u.WaID, c.WaID), cmp.Or(u.UserID, c.UserID)
+	u.ParentUserID, u.Username = cmp.Or(u.ParentUserID, c.ParentUserID), c.Username
+	return u
 }
 
 func readPricing(raw json.RawMessage) *domain.Pricing {
@@ -284,50 +328,63 @@ func readFailure(raw json.RawMessage) *domain.Failure {
 	return f
 }
 
-// contact is one of a messages value's contacts: who wrote.
-type contact struct{ waID, name string }
-
-func readContacts(raws []json.RawMessage) []contact {
-	var out []contact
+// readContacts reads a value's (or a status's) contacts: who wrote, or who
+// received. The username is read from the profile, where Meta documents
+// it, and beside it, where statuses carry it.
+func readContacts(raws []json.RawMessage) []domain.WhatsAppUser {
+	var out []domain.WhatsAppUser
 	for _, raw := range raws {
 		var c struct {
-			WaID    string `json:"wa_id"`
-			Profile struct {
-				Name string `json:"name"`
+			WaID         string `json:"wa_id"`
+			UserID       string `json:"user_id"`
+			ParentUserID string `json:"parent_user_id"`
+			Username     string `json:"username"`
+			Profile      struct {
+				Name     string `json:"name"`
+				Username string `json:"username"`
 			} `json:"profile"`
 		}
 		if json.Unmarshal(raw, &c) == nil {
-			out = append(out, contact{waID: c.WaID, name: c.Profile.Name})
+			out = append(out, domain.WhatsAppUser{WaID: c.WaID, UserID: c.UserID, ParentUserID: c.ParentUserID,
+				Username: cmp.Or(c.Profile.Username, c.Username), ProfileName: c.Profile.Name})
 		}
 	}
 	return out
 }
 
-// sender finds the contact of a message from from: the one whose wa_id is
-// from or, since wa_id and from may differ (Brazil's ninth digit), the only
-// one there is.
-func sender(contacts []contact, from string) contact {
+// whoIs finds the contact with the wa_id or the BSUID or, since wa_id and
+// from may differ (Brazil's ninth digit), the only one there is.
+func whoIs(contacts []domain.WhatsAppUser, waID, userID string) domain.WhatsAppUser {
 	for _, c := range contacts {
-		if c.waID == from {
+		if (waID != "" && c.WaID == waID) || (userID != "" && c.UserID == userID) {
 			return c
 		}
 	}
 	if len(contacts) == 1 {
 		return contacts[0]
 	}
-	return contact{}
+	return domain.WhatsAppUser{}
 }
 
-// messageHead is what every inbound message has.
+// messageHead is what every inbound message has. A user known only by
+// their business-scoped user id comes without from.
 type messageHead struct {
-	From      string   `json:"from"`
-	ID        string   `json:"id"`
-	Timestamp unixTime `json:"timestamp"`
-	Type      string   `json:"type"`
-	Context   *struct {
+	From             string   `json:"from"`
+	FromUserID       string   `json:"from_user_id"`
+	FromParentUserID string   `json:"from_parent_user_id"`
+	ID               string   `json:"id"`
+	Timestamp        unixTime `json:"timestamp"`
+	Type             string   `json:"type"`
+	Context          *struct {
 		ID string `json:"id"`
 	} `json:"context"`
 	Errors []json.RawMessage `json:"errors"`
+	System *struct {
+		Type         string `json:"type"`
+		WaID         string `json:"wa_id"`
+		UserID       string `json:"user_id"`
+		ParentUserID string `json:"parent_user_id"`
+	} `json:"system"`
 }
 
 // messageBody is the part of an inbound message that depends on its type.
@@ -382,7 +439,7 @@ type reply struct {
 	Title string `json:"title"`
 }
 
-func (d *decoder) message(at string, raw json.RawMessage, contacts []contact) {
+func (d *decoder) message(at, number string, raw json.RawMessage, contacts []domain.WhatsAppUser) {
 	var h messageHead
 	if err := json.Unmarshal(raw, &h); err != nil {
 		d.skip(at, "unreadable message: %v", err)
@@ -390,16 +447,16 @@ func (d *decoder) message(at string, raw json.RawMessage, contacts []contact) {
 	}
 	switch {
 	case h.Type == "system":
-		d.skip(at, "type system is a notice from WhatsApp, not a message from a contact")
+		d.system(at, number, h)
 		return
 	case h.ID == "":
 		d.skip(at, "message of type %q has no id", short(h.Type))
 		return
-	case h.From == "":
+	case h.From == "" && h.FromUserID == "":
 		d.skip(at, "message of type %q has no sender", short(h.Type))
 		return
 	}
-	c := sender(contacts, h.From)
+	c := whoIs(contacts, h.From, h.FromUserID)
 	m := domain.InboundMessage{ProviderID: h.ID, Kind: kind(h.Type), At: h.Timestamp.t}
 	if h.Context != nil {
 		m.ReplyTo = h.Context.ID
@@ -414,7 +471,36 @@ func (d *decoder) message(at string, raw json.RawMessage, contacts []contact) {
 	} else {
 		b.fill(&m)
 	}
-	d.batch.Inbound = append(d.batch.Inbound, ports.InboundEvent{From: h.From, WaID: c.waID, ProfileName: c.name, Message: m})
+	d.batch.Inbound = append(d.batch.Inbound, ports.InboundEvent{Number: number, From: h.From, WaID: c.WaID,
+		ProfileName: c.ProfileName, UserID: cmp.Or(h.FromUserID, c.UserID),
+		ParentUserID: cmp.Or(h.FromParentUserID, c.ParentUserID), Username: c.Username, Message: m})
+}
+
+// system reads a notice from WhatsApp. A user who changed their number or
+// their business-scoped user id is an identity change: who they were
+// (from, from_user_id) and who they are (the notice's wa_id and BSUIDs).
+// Other notices are not acted on.
+func (d *decoder) system(at, number string, h messageHead) {
+	if h.System == nil || (h.System.Type != ports.UserChangedNumber && h.System.Type != ports.UserChangedUserID) {
+		kind := ""
+		if h.System != nil {
+			kind = " " + short(h.System.Type)
+		}
+		d.skip(at, "system notice%s is not acted on", kind)
+		return
+	}
+	e := ports.IdentityChangeEvent{Number: number, Kind: h.System.Type, ProviderID: h.ID, At: h.Timestamp.t,
+		Old: domain.WhatsAppUser{WaID: h.From, UserID: h.FromUserID, ParentUserID: h.FromParentUserID},
+		New: domain.WhatsAppUser{WaID: h.System.WaID, UserID: h.System.UserID, ParentUserID: h.System.ParentUserID}}
+	switch {
+	case e.Old.IsZero():
+		d.skip(at, "system notice %s names nobody (no from, no from_user_id)", e.Kind)
+		return
+	case e.New.IsZero():
+		d.skip(at, "system notice %s gives no new wa_id or user_id", e.Kind)
+		return
+	}
+	d.batch.IdentityChanges = append(d.batch.IdentityChanges, e)
 }
 
 // kind is the conversation kind of Meta's message type: unknown and

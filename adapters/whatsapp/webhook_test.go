@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -171,10 +172,12 @@ func TestDecode(t *testing.T) {
 			Media: &domain.Attachment{ID: "42", MimeType: "application/pdf", SHA256: fakemeta.MediaSHA256("42"), Filename: "receipt.pdf"}})
 	}
 
+	bsuid, parent := "BR.1502576394655843", "BR.ENT.11815799212886844830"
 	for _, c := range []struct {
 		name string
 		body []byte
 		spec bool
+		raw  bool // want names its business number and recipients itself
 		want ports.WebhookBatch
 	}{
 		{
@@ -322,12 +325,94 @@ func TestDecode(t *testing.T) {
 			}},
 		},
 		{
-			name: "system notice skipped",
+			name: "a change of number without the new number is skipped",
 			body: messages(inbound("system", fakemeta.Inbound{WAMID: "wamid.Y"})),
 			spec: true,
 			want: ports.WebhookBatch{Skipped: []string{
-				"entry 0 change 0 message 0: type system is a notice from WhatsApp, not a message from a contact",
+				"entry 0 change 0 message 0: system notice user_changed_number gives no new wa_id or user_id",
 			}},
+		},
+		{
+			name: "a user changed their number",
+			body: messages(inbound("system", fakemeta.Inbound{WAMID: "wamid.Y", NewWaID: "12195555358"})),
+			spec: true,
+			want: ports.WebhookBatch{IdentityChanges: []ports.IdentityChangeEvent{{Kind: ports.UserChangedNumber,
+				Old: domain.WhatsAppUser{WaID: user}, New: domain.WhatsAppUser{WaID: "12195555358"}, ProviderID: "wamid.Y", At: at}}},
+		},
+		{
+			name: "a user changed their number and user id",
+			body: messages(fakemeta.Inbound{Type: "system", From: "5511988887777", UserID: bsuid, WAMID: "wamid.Y",
+				NewWaID: "5511977776666", NewUserID: "BR.99", At: at}),
+			want: ports.WebhookBatch{IdentityChanges: []ports.IdentityChangeEvent{{Kind: ports.UserChangedNumber,
+				Old: domain.WhatsAppUser{WaID: "5511988887777", UserID: bsuid},
+				New: domain.WhatsAppUser{WaID: "5511977776666", UserID: "BR.99"}, ProviderID: "wamid.Y", At: at}}},
+		},
+		{
+			name: "a user known only by user id changed it",
+			body: messages(fakemeta.Inbound{Type: "system", SystemType: "user_changed_user_id", UserID: bsuid,
+				WAMID: "wamid.Y", NewUserID: "BR.99", At: at}),
+			want: ports.WebhookBatch{IdentityChanges: []ports.IdentityChangeEvent{{Kind: ports.UserChangedUserID,
+				Old: domain.WhatsAppUser{UserID: bsuid}, New: domain.WhatsAppUser{UserID: "BR.99"}, ProviderID: "wamid.Y", At: at}}},
+		},
+		{
+			name: "another system notice is skipped",
+			body: []byte(`{"object":"whatsapp_business_account","entry":[{"id":"` + waba + `","changes":[{"field":"messages","value":{` +
+				`"messaging_product":"whatsapp","metadata":{"display_phone_number":"15550783881","phone_number_id":"` + phoneID + `"},` +
+				`"messages":[{"from":"` + user + `","id":"wamid.Y","timestamp":"1750033673","type":"system",` +
+				`"system":{"body":"Security code changed","type":"customer_identity_changed"}}]}}]}]}`),
+			want: ports.WebhookBatch{Skipped: []string{
+				"entry 0 change 0 message 0: system notice customer_identity_changed is not acted on",
+			}},
+		},
+		{
+			name: "a sender with a user id, its parent and a username",
+			body: messages(fakemeta.Inbound{From: "5511988887777", UserID: bsuid, ParentUserID: parent, Username: "ana.silva",
+				ProfileName: "Ana", WAMID: "wamid.1", Type: "text", Text: "oi", At: at}),
+			want: ports.WebhookBatch{Inbound: []ports.InboundEvent{{From: "5511988887777", WaID: "5511988887777",
+				ProfileName: "Ana", UserID: bsuid, ParentUserID: parent, Username: "ana.silva",
+				Message: domain.InboundMessage{ProviderID: "wamid.1", Kind: domain.KindText, Text: "oi", At: at}}}},
+		},
+		{
+			name: "a username user without a number is kept",
+			body: messages(fakemeta.Inbound{UserID: bsuid, Username: "ana.silva", ProfileName: "Ana", WAMID: "wamid.1",
+				Type: "text", Text: "STOP", At: at}),
+			want: ports.WebhookBatch{Inbound: []ports.InboundEvent{{ProfileName: "Ana", UserID: bsuid, Username: "ana.silva",
+				Message: domain.InboundMessage{ProviderID: "wamid.1", Kind: domain.KindText, Text: "STOP", At: at}}}},
+		},
+		{
+			name: "statuses with the recipient's user id, and a username once delivered",
+			body: statuses(
+				status("sent", fakemeta.StatusUpdate{RecipientUserID: bsuid, Username: "ana.silva"}),
+				status("delivered", fakemeta.StatusUpdate{RecipientUserID: bsuid, Username: "ana.silva"})),
+			want: ports.WebhookBatch{Statuses: []ports.StatusEvent{
+				{ProviderID: "wamid.S", Status: domain.StatusSent, At: at, Recipient: domain.WhatsAppUser{WaID: user, UserID: bsuid}},
+				{ProviderID: "wamid.S", Status: domain.StatusDelivered, At: at,
+					Recipient: domain.WhatsAppUser{WaID: user, UserID: bsuid}},
+			}},
+		},
+		{
+			name: "a status of a send to a user id, with the parent under either name",
+			body: []byte(`{"object":"whatsapp_business_account","entry":[{"id":"` + waba + `","changes":[{"field":"messages","value":{` +
+				`"messaging_product":"whatsapp","metadata":{"display_phone_number":"15550783881","phone_number_id":"` + phoneID + `"},` +
+				`"contacts":[{"profile":{"name":"Ana","username":"ana.silva"},"user_id":"` + bsuid + `"}],` +
+				`"statuses":[{"id":"wamid.S","status":"read","timestamp":"1750033673","recipient_user_id":"` + bsuid + `",` +
+				`"recipient_parent_user_id":"` + parent + `"},` +
+				`{"id":"wamid.T","status":"read","timestamp":"1750033673","recipient_user_id":"` + bsuid + `",` +
+				`"parent_recipient_user_id":"` + parent + `"}]}}]}]}`),
+			raw: true,
+			want: ports.WebhookBatch{Statuses: []ports.StatusEvent{
+				{ProviderID: "wamid.S", Status: domain.StatusRead, At: at, Number: phoneID,
+					Recipient: domain.WhatsAppUser{UserID: bsuid, ParentUserID: parent, Username: "ana.silva"}},
+				{ProviderID: "wamid.T", Status: domain.StatusRead, At: at, Number: phoneID,
+					Recipient: domain.WhatsAppUser{UserID: bsuid, ParentUserID: parent, Username: "ana.silva"}},
+			}},
+		},
+		{
+			name: "a Mexican sender is decoded as Meta writes them",
+			body: messages(fakemeta.Inbound{From: "5215512345678", ProfileName: "Lu", WAMID: "wamid.1", Type: "text", Text: "STOP", At: at}),
+			spec: true,
+			want: ports.WebhookBatch{Inbound: []ports.InboundEvent{{From: "5215512345678", WaID: "5215512345678", ProfileName: "Lu",
+				Message: domain.InboundMessage{ProviderID: "wamid.1", Kind: domain.KindText, Text: "STOP", At: at}}}},
 		},
 		{
 			name: "a type Herald does not know is kept under its name",
@@ -379,6 +464,7 @@ func TestDecode(t *testing.T) {
 		},
 		{
 			name: "unreadable parts are skipped, the rest kept",
+			raw:  true,
 			body: []byte(`{"object":"whatsapp_business_account","entry":["x",{"id":"1","changes":[7,` +
 				`{"field":"messages","value":[]},` +
 				`{"field":"messages","value":{"statuses":[{"id":5},{"status":"sent","timestamp":"x"},{"id":"wamid.S","status":"sent"}],` +
@@ -416,11 +502,36 @@ func TestDecode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(c.want, got, batchOp, ignoreJSONErrorText); d != "" {
+			want := c.want
+			if !c.raw {
+				want = fromTheBuilders(want)
+			}
+			if d := cmp.Diff(want, got, batchOp, ignoreJSONErrorText); d != "" {
 				t.Errorf("decoded (-want +got):\n%s", d)
 			}
 		})
 	}
+}
+
+// fromTheBuilders completes what a body the fake's builders wrote decodes
+// to: every item is for the business number phoneID, and a status's
+// recipient is user unless the case says otherwise.
+func fromTheBuilders(b ports.WebhookBatch) ports.WebhookBatch {
+	b.Statuses, b.Inbound = slices.Clone(b.Statuses), slices.Clone(b.Inbound)
+	b.IdentityChanges = slices.Clone(b.IdentityChanges)
+	for i := range b.Statuses {
+		b.Statuses[i].Number = phoneID
+		if b.Statuses[i].Recipient.IsZero() {
+			b.Statuses[i].Recipient.WaID = user
+		}
+	}
+	for i := range b.Inbound {
+		b.Inbound[i].Number = phoneID
+	}
+	for i := range b.IdentityChanges {
+		b.IdentityChanges[i].Number = phoneID
+	}
+	return b
 }
 
 // ignoreJSONErrorText compares Skipped lines up to the encoding/json error
@@ -485,14 +596,33 @@ func TestStatusesFromTheFakeDecode(t *testing.T) {
 		t.Fatalf("decoded %d statuses, want 3: %+v", len(got), got)
 	}
 	sent := got[1].At
+	recipient := domain.WhatsAppUser{WaID: "5511988887777"}
 	want := []ports.StatusEvent{
-		{MessageID: msgID, ProviderID: res.ProviderID, Status: domain.StatusDelivered, At: sent.Add(time.Second)},
+		{MessageID: msgID, ProviderID: res.ProviderID, Status: domain.StatusDelivered, At: sent.Add(time.Second),
+			Number: fake.PhoneNumberID, Recipient: recipient},
 		{MessageID: msgID, ProviderID: res.ProviderID, Status: domain.StatusSent, At: sent,
-			Pricing: &domain.Pricing{Model: "PMP", Type: "regular", Category: "marketing", Billable: true}},
+			Pricing: &domain.Pricing{Model: "PMP", Type: "regular", Category: "marketing", Billable: true},
+			Number:  fake.PhoneNumberID, Recipient: recipient},
 		{MessageID: msgID, ProviderID: res.ProviderID, Status: domain.StatusFailed, At: sent.Add(time.Second),
-			Failure: &domain.Failure{Code: 131050, Title: "Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business."}},
+			Failure: &domain.Failure{Code: 131050, Title: "Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business."},
+			Number:  fake.PhoneNumberID, Recipient: recipient},
 	}
 	if d := cmp.Diff(want, got, batchOp); d != "" {
 		t.Errorf("statuses (-want +got):\n%s", d)
+	}
+}
+
+// Only the configured business numbers are Herald's; with none configured,
+// none is.
+func TestIsOurs(t *testing.T) {
+	t.Parallel()
+	w := whatsapp.NewWebhooks(whatsapp.WebhookConfig{PhoneNumberIDs: []string{phoneID, ""}})
+	for id, want := range map[string]bool{phoneID: true, "106540352242923": false, "": false} {
+		if got := w.IsOurs(id); got != want {
+			t.Errorf("IsOurs(%q) = %v, want %v", id, got, want)
+		}
+	}
+	if none := whatsapp.NewWebhooks(whatsapp.WebhookConfig{}); none.IsOurs(phoneID) || none.IsOurs("") {
+		t.Error("a server without a configured number calls a number its own")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,13 +64,24 @@ func storeOnly(t *testing.T, c *cli, bodies ...[]byte) []string {
 	return out
 }
 
+// newWebhookCLI is a CLI on a fresh SQLite database, or on databaseURL,
+// whose business number is hookPhone: the events these tests store are for
+// it.
+func newWebhookCLI(t *testing.T, databaseURL string) *cli {
+	if databaseURL == "" {
+		databaseURL = "sqlite:" + filepath.Join(t.TempDir(), "herald.db")
+	}
+	return &cli{t: t, env: envOf(map[string]string{"HERALD_DATABASE_URL": databaseURL,
+		"HERALD_WHATSAPP_PHONE_NUMBER_ID": hookPhone})}
+}
+
 // receive takes webhook bodies through the app's receive path, signed as
 // Meta signs them: each is stored and applied. It returns the event ids.
 func receive(t *testing.T, c *cli, bodies ...[]byte) []string {
 	t.Helper()
 	st, ids, clock, obs := openStore(t, c), system.NewIDs(), system.Clock{}, app.NewObserver(nil)
-	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{hookSecret}})
-	apply := app.NewApplyWebhookEventHandler(hooks, st, st, clock, ids, app.Config{}, obs)
+	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{hookSecret}, PhoneNumberIDs: []string{hookPhone}})
+	apply := app.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, app.Config{}, obs)
 	h := app.NewReceiveWebhookHandler(hooks, st, apply, clock, ids, obs)
 	var out []string
 	for _, b := range bodies {
@@ -125,7 +137,7 @@ func lastLine(s string) string {
 
 func TestWebhooksReplayWithNothingStored(t *testing.T) {
 	t.Parallel()
-	c := newCLI(t)
+	c := newWebhookCLI(t, "")
 	for _, args := range [][]string{nil, {"--since", "2026-01-01T00:00:00Z"}} {
 		if code, out, errOut := c.run(append([]string{"webhooks", "replay", "--json"}, args...)...); code != 0 || out != "[]\n" || errOut != "" {
 			t.Errorf("webhooks replay --json %v: exit %d, %q %q; want 0 and []", args, code, out, errOut)
@@ -143,7 +155,7 @@ func TestWebhooksReplayWithNothingStored(t *testing.T) {
 // waiting, and replaying applied ones again changes nothing.
 func TestWebhooksReplayAppliesStoredEvents(t *testing.T) {
 	t.Parallel()
-	c := newCLI(t)
+	c := newWebhookCLI(t, "")
 	var camp struct{ ID, TemplateStatus string }
 	c.json(&camp, "campaigns", "create", "--name", "W", "--template-name", "welcome", "--language", "en_US",
 		"--body", "Hi {{1}}", "--activate")
@@ -231,7 +243,7 @@ func TestWebhooksReplayAppliesStoredEvents(t *testing.T) {
 // applies each again, changing nothing, with exit 0.
 func TestWebhooksReplayExitsZeroWhenAllApply(t *testing.T) {
 	t.Parallel()
-	c := newCLI(t)
+	c := newWebhookCLI(t, "")
 	since := time.Now().Add(-time.Second).UTC().Format(time.RFC3339)
 	ids := receive(t, c,
 		fakemeta.InboundPayload(hookWABA, hookPhone, fakemeta.Inbound{From: "14155550101", ProfileName: "Bo", Type: "text", Text: "Hello"}),
@@ -263,7 +275,7 @@ func TestWebhooksReplayExitsZeroWhenAllApply(t *testing.T) {
 // the STOP is not lost with it.
 func TestWebhooksReplayOnPostgresWithNUL(t *testing.T) {
 	t.Parallel()
-	c := &cli{t: t, env: envOf(map[string]string{"HERALD_DATABASE_URL": testenv.PostgresDatabase(t)})}
+	c := newWebhookCLI(t, testenv.PostgresDatabase(t))
 	at := time.Now().Truncate(time.Second)
 	ids := storeOnly(t, c, fakemeta.InboundPayload(hookWABA, hookPhone,
 		fakemeta.Inbound{From: "14155550100", ProfileName: "A\x00na", Type: "text", Text: "hello\x00world", At: at},
@@ -287,7 +299,7 @@ func TestWebhooksReplayOnPostgresWithNUL(t *testing.T) {
 func TestWebhooksReplayUsage(t *testing.T) {
 	t.Parallel()
 	const replayUsage = "Run 'herald webhooks replay --help' for usage.\n"
-	c := newCLI(t)
+	c := newWebhookCLI(t, "")
 	for _, tc := range []struct {
 		args   []string
 		code   int

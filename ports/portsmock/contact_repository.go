@@ -38,6 +38,9 @@ var _ ports.ContactRepository = &ContactRepositoryMock{}
 //			ListContactsByPhoneFunc: func(ctx context.Context, mode domain.KeyMode, phone domain.PhoneNumber) ([]domain.Contact, error) {
 //				panic("mock out the ListContactsByPhone method")
 //			},
+//			ListContactsOfUserFunc: func(ctx context.Context, mode domain.KeyMode, userID string, waIDs []string) ([]domain.Contact, error) {
+//				panic("mock out the ListContactsOfUser method")
+//			},
 //			SaveContactsFunc: func(ctx context.Context, cs ...domain.Contact) error {
 //				panic("mock out the SaveContacts method")
 //			},
@@ -68,6 +71,9 @@ type ContactRepositoryMock struct {
 
 	// ListContactsByPhoneFunc mocks the ListContactsByPhone method.
 	ListContactsByPhoneFunc func(ctx context.Context, mode domain.KeyMode, phone domain.PhoneNumber) ([]domain.Contact, error)
+
+	// ListContactsOfUserFunc mocks the ListContactsOfUser method.
+	ListContactsOfUserFunc func(ctx context.Context, mode domain.KeyMode, userID string, waIDs []string) ([]domain.Contact, error)
 
 	// SaveContactsFunc mocks the SaveContacts method.
 	SaveContactsFunc func(ctx context.Context, cs ...domain.Contact) error
@@ -135,6 +141,17 @@ type ContactRepositoryMock struct {
 			// Phone is the phone argument value.
 			Phone domain.PhoneNumber
 		}
+		// ListContactsOfUser holds details about calls to the ListContactsOfUser method.
+		ListContactsOfUser []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Mode is the mode argument value.
+			Mode domain.KeyMode
+			// UserID is the userID argument value.
+			UserID string
+			// WaIDs is the waIDs argument value.
+			WaIDs []string
+		}
 		// SaveContacts holds details about calls to the SaveContacts method.
 		SaveContacts []struct {
 			// Ctx is the ctx argument value.
@@ -160,6 +177,7 @@ type ContactRepositoryMock struct {
 	lockGetContactByPhone   sync.RWMutex
 	lockListContacts        sync.RWMutex
 	lockListContactsByPhone sync.RWMutex
+	lockListContactsOfUser  sync.RWMutex
 	lockSaveContacts        sync.RWMutex
 	lockUpdateContact       sync.RWMutex
 }
@@ -409,6 +427,50 @@ func (mock *ContactRepositoryMock) ListContactsByPhoneCalls() []struct {
 	mock.lockListContactsByPhone.RLock()
 	calls = mock.calls.ListContactsByPhone
 	mock.lockListContactsByPhone.RUnlock()
+	return calls
+}
+
+// ListContactsOfUser calls ListContactsOfUserFunc.
+func (mock *ContactRepositoryMock) ListContactsOfUser(ctx context.Context, mode domain.KeyMode, userID string, waIDs []string) ([]domain.Contact, error) {
+	if mock.ListContactsOfUserFunc == nil {
+		panic("ContactRepositoryMock.ListContactsOfUserFunc: method is nil but ContactRepository.ListContactsOfUser was just called")
+	}
+	callInfo := struct {
+		Ctx    context.Context
+		Mode   domain.KeyMode
+		UserID string
+		WaIDs  []string
+	}{
+		Ctx:    ctx,
+		Mode:   mode,
+		UserID: userID,
+		WaIDs:  waIDs,
+	}
+	mock.lockListContactsOfUser.Lock()
+	mock.calls.ListContactsOfUser = append(mock.calls.ListContactsOfUser, callInfo)
+	mock.lockListContactsOfUser.Unlock()
+	return mock.ListContactsOfUserFunc(ctx, mode, userID, waIDs)
+}
+
+// ListContactsOfUserCalls gets all the calls that were made to ListContactsOfUser.
+// Check the length with:
+//
+//	len(mockedContactRepository.ListContactsOfUserCalls())
+func (mock *ContactRepositoryMock) ListContactsOfUserCalls() []struct {
+	Ctx    context.Context
+	Mode   domain.KeyMode
+	UserID string
+	WaIDs  []string
+} {
+	var calls []struct {
+		Ctx    context.Context
+		Mode   domain.KeyMode
+		UserID string
+		WaIDs  []string
+	}
+	mock.lockListContactsOfUser.RLock()
+	calls = mock.calls.ListContactsOfUser
+	mock.lockListContactsOfUser.RUnlock()
 	return calls
 }
 

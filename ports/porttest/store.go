@@ -70,6 +70,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Campaigns", campaignTests},
 		{"Templates", templateTests},
 		{"Contacts", contactTests},
+		{"Identities", identityTests},
 		{"Messages", messageTests},
 		{"Conversations", conversationTests},
 		{"Modes", modeTests},

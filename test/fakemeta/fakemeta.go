@@ -92,6 +92,12 @@ type Server struct {
 	WebhookURL      string
 	AppSecret       string
 	WebhookStatuses []string
+	// WaIDs maps a recipient's number (digits, no "+") to the wa_id Meta
+	// answers its send with and reports it under in status webhooks: Meta
+	// writes some users' numbers in another form (a Brazilian mobile
+	// without its ninth digit, a Mexican one with 521). A number not
+	// listed is its own wa_id.
+	WaIDs map[string]string
 
 	origin           string // scheme and host, for paging links
 	mu               sync.Mutex
@@ -376,6 +382,10 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 	// always waits for them.
 	startWebhooks := func() {}
 	s.mu.Lock()
+	waID := strings.TrimPrefix(p.To, "+")
+	if w, ok := s.WaIDs[waID]; ok {
+		waID = w
+	}
 	s.accepted = append(s.accepted, Request{Path: r.URL.Path, Body: body, WAMID: wamid})
 	if s.WebhookURL != "" {
 		statuses := s.WebhookStatuses
@@ -383,7 +393,7 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 			statuses = defaultWebhookStatuses
 		}
 		startWebhooks = s.emitLocked(emission{url: s.WebhookURL, secret: s.AppSecret, statuses: slices.Clone(statuses),
-			wamid: wamid, biz: p.BizOpaque, recipient: strings.TrimPrefix(p.To, "+"), category: tmpl.Category})
+			wamid: wamid, biz: p.BizOpaque, recipient: waID, category: tmpl.Category})
 	}
 	s.mu.Unlock()
 	s.signal()
@@ -394,7 +404,7 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 	}
 	s.answer(w, sendLedger, http.StatusOK, map[string]any{
 		"messaging_product": "whatsapp",
-		"contacts":          []map[string]string{{"input": p.To, "wa_id": strings.TrimPrefix(p.To, "+")}},
+		"contacts":          []map[string]string{{"input": p.To, "wa_id": waID}},
 		"messages":          []map[string]string{{"id": wamid}},
 	})
 	// The answer is complete (it has a Content-Length): flushed, the client

@@ -42,7 +42,12 @@ const DisplayPhoneNumber = "15550783881"
 // reports it.
 type StatusUpdate struct {
 	WAMID, Status, RecipientID, BizOpaque string
-	At                                    time.Time // when it happened; zero is now
+	// RecipientUserID adds the recipient's business-scoped user id (2026):
+	// recipient_user_id, and a contact beside the statuses with the user
+	// id, RecipientID as wa_id and, on delivered and read, Username.
+	// RecipientID may then be empty (a send to the user id).
+	RecipientUserID, Username string
+	At                        time.Time // when it happened; zero is now
 	// Pricing adds Meta's pricing object (model PMP, type regular, billable),
 	// with PricingCategory as its category ("marketing" when empty).
 	Pricing         bool
@@ -61,11 +66,19 @@ type StatusUpdate struct {
 // unsupported or system; any other type is sent bare, with only the fields
 // every message has.
 type Inbound struct {
-	From        string // the sender's phone number, digits only
+	From        string // the sender's phone number, digits only; empty for a user known only by their user id
 	WaID        string // the contact's wa_id; From when empty
 	ProfileName string
-	WAMID       string // random when empty
-	Type        string
+	// UserID, ParentUserID and Username are the sender's business-scoped
+	// user id (from_user_id, and user_id of the contact), its parent and
+	// username (2026).
+	UserID, ParentUserID, Username string
+	// SystemType is a system notice's type (user_changed_number when
+	// empty, or user_changed_user_id); NewWaID and NewUserID are the
+	// user's new wa_id and business-scoped user id it reports.
+	SystemType, NewWaID, NewUserID string
+	WAMID                          string // random when empty
+	Type                           string
 	// Text is the text's body, the button's or reply's title, the
 	// reaction's emoji, the location's name, the shared contact's name or
 	// the system notice.
@@ -87,8 +100,17 @@ type Inbound struct {
 // change carrying the updates.
 func StatusPayload(wabaID, phoneNumberID string, updates ...StatusUpdate) []byte {
 	v := messagesValue(phoneNumberID)
+	seen := map[string]bool{}
 	for _, u := range updates {
 		v.Statuses = append(v.Statuses, u.wire())
+		if u.RecipientUserID != "" && !seen[u.RecipientUserID] {
+			seen[u.RecipientUserID] = true
+			c := whContact{WaID: u.RecipientID, UserID: u.RecipientUserID}
+			if u.Status == "delivered" || u.Status == "read" {
+				c.Profile.Username = u.Username
+			}
+			v.Contacts = append(v.Contacts, c)
+		}
 	}
 	return encode(whPayload{Object: "whatsapp_business_account",
 		Entry: []whEntry{{ID: wabaID, Changes: []whChange{{Field: "messages", Value: v}}}}})
@@ -106,9 +128,10 @@ func InboundPayload(wabaID, phoneNumberID string, msgs ...Inbound) []byte {
 			continue
 		}
 		waID := cmpOr(m.WaID, m.From)
-		if !seen[waID] {
-			seen[waID] = true
-			v.Contacts = append(v.Contacts, whContact{Profile: whProfile{Name: m.ProfileName}, WaID: waID})
+		if key := cmpOr(waID, m.UserID); !seen[key] {
+			seen[key] = true
+			v.Contacts = append(v.Contacts, whContact{Profile: whProfile{Name: m.ProfileName, Username: m.Username},
+				WaID: waID, UserID: m.UserID, ParentUserID: m.ParentUserID})
 		}
 	}
 	return encode(whPayload{Object: "whatsapp_business_account",
@@ -253,17 +276,21 @@ type (
 		PhoneNumberID      string `json:"phone_number_id"`
 	}
 	whContact struct {
-		Profile whProfile `json:"profile"`
-		WaID    string    `json:"wa_id"`
+		Profile      whProfile `json:"profile"`
+		WaID         string    `json:"wa_id,omitempty"`
+		UserID       string    `json:"user_id,omitempty"`
+		ParentUserID string    `json:"parent_user_id,omitempty"`
 	}
 	whProfile struct {
-		Name string `json:"name"`
+		Name     string `json:"name"`
+		Username string `json:"username,omitempty"`
 	}
 	whStatus struct {
 		ID          string     `json:"id"`
 		Status      string     `json:"status"`
 		Timestamp   string     `json:"timestamp"`
-		RecipientID string     `json:"recipient_id"`
+		RecipientID *string    `json:"recipient_id,omitempty"`
+		UserID      string     `json:"recipient_user_id,omitempty"`
 		BizOpaque   string     `json:"biz_opaque_callback_data,omitempty"`
 		Pricing     *whPricing `json:"pricing,omitempty"`
 		Errors      []whError  `json:"errors,omitempty"`
@@ -286,7 +313,9 @@ type (
 	}
 	whMessage struct {
 		Context     *whContext        `json:"context,omitempty"`
-		From        string            `json:"from"`
+		From        string            `json:"from,omitempty"`
+		FromUserID  string            `json:"from_user_id,omitempty"`
+		FromParent  string            `json:"from_parent_user_id,omitempty"`
 		ID          string            `json:"id"`
 		Timestamp   string            `json:"timestamp"`
 		Type        string            `json:"type"`
@@ -359,8 +388,10 @@ type (
 		Type  string `json:"type"`
 	}
 	whSystem struct {
-		Body string `json:"body"`
-		Type string `json:"type"`
+		Body   string `json:"body"`
+		WaID   string `json:"wa_id,omitempty"`
+		UserID string `json:"user_id,omitempty"`
+		Type   string `json:"type"`
 	}
 	whTemplateValue struct {
 		Event     string       `json:"event"`
@@ -424,7 +455,10 @@ func wireError(code int, title string) whError {
 
 func (u StatusUpdate) wire() whStatus {
 	s := whStatus{ID: u.WAMID, Status: u.Status, Timestamp: strconv.FormatInt(unixSeconds(u.At), 10),
-		RecipientID: u.RecipientID, BizOpaque: u.BizOpaque}
+		UserID: u.RecipientUserID, BizOpaque: u.BizOpaque}
+	if u.RecipientID != "" || u.RecipientUserID == "" {
+		s.RecipientID = &u.RecipientID // absent only for a send to a user id
+	}
 	if u.Pricing {
 		s.Pricing = &whPricing{Billable: true, PricingModel: "PMP", Type: "regular",
 			Category: cmpOr(u.PricingCategory, "marketing")}
@@ -440,7 +474,7 @@ func (u StatusUpdate) wire() whStatus {
 }
 
 func (m Inbound) wire() whMessage {
-	w := whMessage{From: m.From, ID: cmpOr(m.WAMID, "wamid."+randomString(48)),
+	w := whMessage{From: m.From, FromUserID: m.UserID, FromParent: m.ParentUserID, ID: cmpOr(m.WAMID, "wamid."+randomString(48)),
 		Timestamp: strconv.FormatInt(unixSeconds(m.At), 10), Type: m.Type}
 	if m.ReplyTo != "" && m.Type != "reaction" {
 		w.Context = &whContext{From: DisplayPhoneNumber, ID: m.ReplyTo}
@@ -479,7 +513,12 @@ func (m Inbound) wire() whMessage {
 		w.Contacts = []whSharedContact{{Name: whContactName{FormattedName: m.Text, FirstName: m.Text},
 			Phones: []whContactPhone{{Phone: "+1 (983) 555-2319", WaID: "19835552319", Type: "WORK"}}}}
 	case "system":
-		w.System = &whSystem{Body: cmpOr(m.Text, "User changed their phone number"), Type: "user_changed_number"}
+		kind := cmpOr(m.SystemType, "user_changed_number")
+		body := "User " + cmpOr(m.ProfileName, "A") + " changed from " + m.From + " to " + m.NewWaID
+		if kind != "user_changed_number" {
+			body = "User " + cmpOr(m.ProfileName, "A") + " changed their user id"
+		}
+		w.System = &whSystem{Body: cmpOr(m.Text, body), WaID: m.NewWaID, UserID: m.NewUserID, Type: kind}
 	case "unsupported":
 		e := wireError(131051, "")
 		e.ErrorData.Details, e.Href = "Message type is currently not supported.", ""
