@@ -24,13 +24,22 @@ type WebhookReport struct {
 	OptedOut  int // contacts who opted out (STOP) by this event
 	OptedIn   int // contacts who opted back in (START)
 	Templates int // campaigns whose template status changed
+	// Marketing opt-outs (marketing_opt_out.go): contacts who stopped or
+	// resumed marketing messages, campaigns whose template category
+	// changed, and messages still waiting to be sent that an opt-out
+	// failed.
+	MarketingStopped int
+	MarketingResumed int
+	Categories       int
+	QueuedFailed     int
 	// Skipped says what was not applied and why, one line each.
 	Skipped []string
 	// Failed says which items could not be applied, and the error, one
 	// line each: the event's other items were applied without them.
 	Failed []string
 
-	changes []webhookTemplateChange // logged once they have committed
+	changes    []webhookTemplateChange // logged once they have committed
+	categories []webhookCategoryChange
 }
 
 // webhookTemplateChange is a campaign whose template status a webhook
@@ -50,8 +59,13 @@ func (r *WebhookReport) add(part WebhookReport) {
 	r.OptedOut += part.OptedOut
 	r.OptedIn += part.OptedIn
 	r.Templates += part.Templates
+	r.MarketingStopped += part.MarketingStopped
+	r.MarketingResumed += part.MarketingResumed
+	r.Categories += part.Categories
+	r.QueuedFailed += part.QueuedFailed
 	r.Skipped = append(r.Skipped, part.Skipped...)
 	r.changes = append(r.changes, part.changes...)
+	r.categories = append(r.categories, part.categories...)
 }
 
 // ApplyWebhookEventHandler applies a stored webhook event: status events to
@@ -111,7 +125,8 @@ func (h *ApplyWebhookEventHandler) Apply(ctx context.Context, ev domain.WebhookE
 				zap.String("template", c.Template), zap.String("from", c.From.String()), zap.String("to", c.To.String()),
 				zap.String("event", c.event), zap.String("reason", c.reason))
 		}
-		rep.changes = nil
+		h.logCategories(rep.categories)
+		rep.changes, rep.categories = nil, nil
 		return rep, nil
 	})
 }
@@ -217,7 +232,8 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 	slices.SortStableFunc(statuses, func(a, b ports.StatusEvent) int {
 		return cmp.Or(cmp.Compare(a.MessageID, b.MessageID), cmp.Compare(a.ProviderID, b.ProviderID))
 	})
-	items := make([]webhookItem, 0, len(statuses)+len(batch.Inbound)+len(batch.Templates))
+	items := make([]webhookItem, 0, len(statuses)+len(batch.Inbound)+len(batch.Templates)+
+		len(batch.Preferences)+len(batch.Categories))
 	for _, e := range statuses {
 		items = append(items, webhookItem{what: statusItemName(e), apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
 			out, err := applyStatus(ctx, r.Messages, e, now)
@@ -235,6 +251,9 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 			}
 			return nil
 		}})
+		if e.MarketingStopped {
+			items = append(items, h.marketingStopItem(e, now))
+		}
 	}
 	for _, in := range batch.Inbound {
 		if in.Message.At.IsZero() {
@@ -261,6 +280,7 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 				return nil
 			}})
 	}
+	items = append(items, h.marketingItems(batch, received, now)...)
 	return items
 }
 
@@ -346,7 +366,7 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 		if c.Workspace != ws && action == domain.OptNone {
 			continue
 		}
-		_, err := r.Contacts.UpdateContact(ctx, c.Workspace, c.ID, func(c *domain.Contact) error {
+		c, err := r.Contacts.UpdateContact(ctx, c.Workspace, c.ID, func(c *domain.Contact) error {
 			if c.Workspace == ws {
 				c.RecordInbound(in.WaID, in.ProfileName, msg.At, now)
 			}
@@ -362,6 +382,13 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 		})
 		if err != nil {
 			return err
+		}
+		if action == domain.OptOut {
+			n, err := stopQueued(ctx, r, c, now)
+			if err != nil {
+				return err
+			}
+			rep.QueuedFailed += n
 		}
 	}
 	if action != domain.OptNone {

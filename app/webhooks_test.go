@@ -178,7 +178,7 @@ func TestFailedAfterSent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stats.Stats.Counts[domain.StatusFailed] != 1 || stats.Stats.FailuresByCode[131049] != 1 {
+	if stats.Stats.Counts[domain.StatusFailed] != 1 || stats.Stats.FailuresByCode[domain.FailureKey{Code: 131049}] != 1 {
 		t.Errorf("stats %+v, want one failure with code 131049", stats.Stats)
 	}
 

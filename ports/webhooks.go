@@ -29,6 +29,10 @@ type WebhookBatch struct {
 	Statuses  []StatusEvent
 	Inbound   []InboundEvent
 	Templates []TemplateStatusEvent
+	// Preferences and Categories are users' marketing opt-outs and
+	// templates' category changes (webhook_marketing.go).
+	Preferences []MarketingPreferenceEvent
+	Categories  []TemplateCategoryEvent
 	// Errors are account-level errors (no message concerned), for the log.
 	Errors []domain.Failure
 	// Skipped says, one line each, what was not understood and why.

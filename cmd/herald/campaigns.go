@@ -24,6 +24,7 @@ type campaignJSON struct {
 	TemplateName   string            `json:"templateName"`
 	Language       string            `json:"language"`
 	TemplateStatus string            `json:"templateStatus,omitempty"`
+	Category       string            `json:"category,omitempty"`
 	HeaderFormat   string            `json:"headerFormat"`
 	Body           string            `json:"body"`
 	Placeholders   []placeholderJSON `json:"placeholders"`
@@ -33,7 +34,7 @@ type campaignJSON struct {
 
 func toCampaignJSON(c domain.Campaign) campaignJSON {
 	out := campaignJSON{ID: string(c.ID), Name: c.Name, Status: c.Status.String(), TemplateName: c.Template.Name,
-		Language: c.Template.Language, TemplateStatus: c.TemplateStatus.String(),
+		Language: c.Template.Language, TemplateStatus: c.TemplateStatus.String(), Category: c.Category.String(),
 		HeaderFormat: c.Template.HeaderFormat.String(), Body: c.Template.Body,
 		Placeholders: make([]placeholderJSON, len(c.Template.Placeholders)), WorkspaceID: string(c.Workspace),
 		CreatedAt: c.CreatedAt.Format("2006-01-02T15:04:05.999999Z07:00")}
@@ -51,9 +52,10 @@ func (l *labels) Set(s string) error { *l = append(*l, s); return nil }
 
 func campaignsCreate(e env, args []string) error {
 	var (
-		cmd    app.CreateCampaign
-		header string
-		labs   labels
+		cmd      app.CreateCampaign
+		header   string
+		category string
+		labs     labels
 	)
 	c, err := parseCommand(e, "campaigns create", args, "", func(fs *flag.FlagSet) {
 		fs.StringVar(&cmd.Name, "name", "", "campaign name (required)")
@@ -63,6 +65,7 @@ func campaignsCreate(e env, args []string) error {
 		fs.StringVar(&header, "header-format", "", "none, text, image, video or document (with --body; default none)")
 		fs.StringVar(&cmd.HeaderText, "header-text", "", "header text, for --header-format text")
 		fs.StringVar(&cmd.Footer, "footer", "", "footer text")
+		fs.StringVar(&category, "category", "", "marketing, utility or authentication (with --body; a synced template has Meta's; none counts as marketing)")
 		fs.Var(&labs, "variable-label", "what {{n}} means; repeat in placeholder order")
 		fs.BoolVar(&cmd.Activate, "activate", false, "activate the campaign at once")
 		workspaceFlag(fs, &cmd.Workspace)
@@ -84,6 +87,13 @@ func campaignsCreate(e env, args []string) error {
 			return fmt.Errorf("%w: --header-format must be none, text, image, video or document", errUsage)
 		}
 		cmd.HeaderFormat = hf
+	}
+	if category != "" {
+		cat, err := domain.ParseTemplateCategory(category)
+		if err != nil || cat != domain.CategoryMarketing && cat != domain.CategoryUtility && cat != domain.CategoryAuthentication {
+			return fmt.Errorf("%w: --category must be marketing, utility or authentication", errUsage)
+		}
+		cmd.Category = cat
 	}
 	cmd.VariableLabels = labs
 	var h *app.CreateCampaignHandler

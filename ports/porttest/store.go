@@ -1,6 +1,7 @@
 package porttest
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/heraldhq/herald/ports"
@@ -55,7 +56,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 	s := newStore(t)
 
 	t.Run("Queue", func(t *testing.T) {
-		for _, tc := range queueTests {
+		for _, tc := range slices.Concat(queueTests, optOutQueueTests) {
 			t.Run(tc.name, func(t *testing.T) { tc.run(t, s) })
 		}
 	})
@@ -73,6 +74,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Messages", messageTests},
 		{"Conversations", conversationTests},
 		{"Modes", modeTests},
+		{"Marketing", marketingTests},
 		{"Webhooks", webhookTests},
 		{"SendGuards", sendGuardTests},
 		{"Operators", operatorTests},
