@@ -23,7 +23,7 @@ import (
 type Dispatcher struct {
 	queue    ports.MessageQueue
 	tx       ports.Transactor
-	contacts ports.ContactRepository
+	optOuts  ports.OptOutReader
 	camps    ports.CampaignRepository
 	senders  Senders
 	clock    ports.Clock
@@ -46,11 +46,11 @@ type Dispatcher struct {
 }
 
 // NewDispatcher builds a dispatcher with its own lease owner id. It reads
-// each message's contact (and, for a contact who stopped marketing, its
-// campaign) right before the send.
-func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, contacts ports.ContactRepository, camps ports.CampaignRepository,
+// each message's contact's opt-out state (and, for a contact who stopped
+// marketing, its campaign) right before the send.
+func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, optOuts ports.OptOutReader, camps ports.CampaignRepository,
 	senders Senders, clock ports.Clock, ids ports.IDGenerator, wake *Wakeup, cfg Config, obs *Observer) *Dispatcher {
-	d := &Dispatcher{queue: queue, tx: tx, contacts: contacts, camps: camps, senders: senders, clock: clock, wake: wake,
+	d := &Dispatcher{queue: queue, tx: tx, optOuts: optOuts, camps: camps, senders: senders, clock: clock, wake: wake,
 		cfg: cfg.WithDefaults(), owner: ids.NewID("dsp"), log: obs.Logger("dispatcher"),
 		leased: map[domain.MessageID]struct{}{}}
 	d.pacer = newPacer(d.cfg.LiveMPS)

@@ -16,30 +16,31 @@ type optedOutError struct{ failure *domain.Failure }
 
 func (e *optedOutError) Error() string { return e.failure.Title }
 
-// optOut reads m's contact right before its send and returns the failure
-// the message gets if the contact no longer takes it, or nil. The campaign
-// is read only for a contact who stopped marketing messages, to know
-// whether its template is marketing. A contact or campaign that cannot be
-// found stops nothing here: the send goes on as before.
+// optOut reads m's contact's opt-out state right before its send and
+// returns the failure the message gets if the contact no longer takes it,
+// or nil. The campaign is read only for a contact who stopped marketing
+// messages, to know whether its template is marketing. A contact or
+// campaign that cannot be found stops nothing here: the send goes on as
+// before.
 func (d *Dispatcher) optOut(ctx context.Context, m domain.Message) (*domain.Failure, error) {
-	c, err := d.contacts.GetContact(ctx, m.Workspace, m.ContactID)
+	st, err := d.optOuts.GetOptOutState(ctx, m.Workspace, m.ContactID)
 	switch {
 	case errors.Is(err, domain.ErrContactNotFound):
 		return nil, nil
 	case err != nil:
 		return nil, err
-	case !c.OptedOut && !c.Marketing.Stopped:
+	case st.Receives():
 		return nil, nil
 	}
 	var cat domain.TemplateCategory
-	if !c.OptedOut {
+	if !st.OptedOut {
 		camp, err := d.camps.GetCampaign(ctx, m.Workspace, m.CampaignID)
 		if err != nil && !errors.Is(err, domain.ErrCampaignNotFound) {
 			return nil, err
 		}
 		cat = camp.Category
 	}
-	return c.OptOutFailure(cat), nil
+	return st.Failure(cat), nil
 }
 
 // stopIfOptedOut fails m, released for a retry in r's transaction, with the

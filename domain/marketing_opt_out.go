@@ -43,19 +43,38 @@ func (c Contact) CanReceiveCampaign(camp Campaign) error {
 	return nil
 }
 
-// OptOutFailure is why a message still waiting to be sent to the contact,
-// of a campaign whose template has category cat, must not go: nil when the
+// OptOutState is what decides whether a contact still takes a message:
+// their opt-out and whether they stopped marketing messages. The
+// dispatcher reads just this, right before each send.
+type OptOutState struct {
+	OptedOut         bool
+	MarketingStopped bool
+}
+
+// OptOutState is the contact's opt-out state.
+func (c Contact) OptOutState() OptOutState {
+	return OptOutState{OptedOut: c.OptedOut, MarketingStopped: c.Marketing.Stopped}
+}
+
+// Receives reports whether the contact takes every message.
+func (s OptOutState) Receives() bool { return !s.OptedOut && !s.MarketingStopped }
+
+// Failure is why a message still waiting to be sent to the contact, of a
+// campaign whose template has category cat, must not go: nil when the
 // contact still takes it. The failure carries Herald's code
 // contact_opted_out and no provider code: the message never left Herald.
-func (c Contact) OptOutFailure(cat TemplateCategory) *Failure {
+func (s OptOutState) Failure(cat TemplateCategory) *Failure {
 	switch {
-	case c.OptedOut:
+	case s.OptedOut:
 		return &Failure{Title: OptedOutTitle, HeraldCode: CodeContactOptedOut}
-	case c.Marketing.Stopped && cat.IsMarketing():
+	case s.MarketingStopped && cat.IsMarketing():
 		return &Failure{Title: MarketingStoppedTitle, HeraldCode: CodeContactOptedOut}
 	}
 	return nil
 }
+
+// OptOutFailure is OptOutState().Failure(cat).
+func (c Contact) OptOutFailure(cat TemplateCategory) *Failure { return c.OptOutState().Failure(cat) }
 
 // The titles of messages that were waiting to be sent when their contact
 // opted out.

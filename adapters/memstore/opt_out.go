@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 )
 
 // FailQueuedMessages fails, with c.OptOutFailure for its campaign's
@@ -57,3 +58,15 @@ func (r *repos) SetTemplateCategory(ctx context.Context, account, name, language
 	put(r.st, r.st.templates, k, t)
 	return nil
 }
+
+// GetOptOutState returns one of the workspace's contacts' opt-out flags.
+func (r *repos) GetOptOutState(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.OptOutState, error) {
+	defer r.enter(ctx)()
+	c, ok := r.st.contacts[id]
+	if !ok || c.Workspace != ws {
+		return domain.OptOutState{}, domain.NotFound(domain.ErrContactNotFound)
+	}
+	return c.OptOutState(), nil
+}
+
+var _ ports.OptOutReader = (*Store)(nil)

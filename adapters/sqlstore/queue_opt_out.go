@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 )
 
 // pendingRow is a message of a contact that has not left the queue, with
@@ -80,3 +81,18 @@ ORDER BY id`
 	}
 	return failed, nil
 }
+
+// GetOptOutState reads one contact's opt-out flags, by primary key.
+func (s *Store) GetOptOutState(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.OptOutState, error) {
+	const q = `SELECT opted_out, marketing_stopped FROM contacts WHERE workspace_id = :workspace_id AND id = :id`
+	var row struct {
+		OptedOut  bool `db:"opted_out"`
+		Marketing bool `db:"marketing_stopped"`
+	}
+	if err := s.get(ctx, &row, q, map[string]any{"workspace_id": string(ws), "id": string(id)}); err != nil {
+		return domain.OptOutState{}, s.fail("get opt-out state", err, domain.ErrContactNotFound)
+	}
+	return domain.OptOutState{OptedOut: row.OptedOut, MarketingStopped: row.Marketing}, nil
+}
+
+var _ ports.OptOutReader = (*Store)(nil)

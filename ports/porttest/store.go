@@ -15,6 +15,7 @@ type Store interface {
 	ports.CampaignRepository
 	ports.TemplateRepository
 	ports.ContactRepository
+	ports.OptOutReader
 	ports.MessageRepository
 	ports.MessageQueue
 	ports.ConversationRepository

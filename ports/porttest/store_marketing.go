@@ -28,6 +28,7 @@ var marketingTests = []storeTest{
 	{"CampaignCategory", testMarketingCampaignCategory},
 	{"FailureHeraldCode", testMarketingFailureHeraldCode},
 	{"SetTemplateCategory", testTemplateSetCategory},
+	{"OptOutState", testOptOutState},
 }
 
 // threadMessage stores a queued message of campaign c to contact ct with
@@ -387,4 +388,29 @@ func testTemplateSetCategory(t *testing.T, s Store) {
 	}
 	_, err := s.GetTemplate(t.Context(), mine, "order_update", "fr")
 	mustBe(t, "GetTemplate of the unknown template after SetTemplateCategory", err, domain.ErrTemplateNotFound)
+}
+
+// GetOptOutState reads a contact's two flags as they are stored; an
+// unknown contact, or another workspace's, is not found.
+func testOptOutState(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	ct := f.contact()
+	at := Now()
+	for _, change := range []func(*domain.Contact){
+		func(*domain.Contact) {},
+		func(c *domain.Contact) { c.SetMarketingOptOut(true, at, at) },
+		func(c *domain.Contact) { c.SetOptOut(true, at, at) },
+		func(c *domain.Contact) { c.SetMarketingOptOut(false, at.Add(time.Second), at) },
+	} {
+		ct = f.setContact(ct, change)
+		got, err := s.GetOptOutState(f.ctx, f.ws, ct.ID)
+		if err != nil {
+			t.Fatalf("GetOptOutState: %v", err)
+		}
+		mustEqual(t, "opt-out state", ct.OptOutState(), got)
+	}
+	_, err := s.GetOptOutState(f.ctx, f.otherWorkspace(), ct.ID)
+	mustBe(t, "GetOptOutState from another workspace", err, domain.ErrContactNotFound)
+	_, err = s.GetOptOutState(f.ctx, f.ws, domain.ContactID(NewID(domain.PrefixContact)))
+	mustBe(t, "GetOptOutState of an unknown contact", err, domain.ErrContactNotFound)
 }
