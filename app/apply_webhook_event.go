@@ -366,7 +366,7 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 		if c.Workspace != ws && action == domain.OptNone {
 			continue
 		}
-		c, err := r.Contacts.UpdateContact(ctx, c.Workspace, c.ID, func(c *domain.Contact) error {
+		updated, err := r.Contacts.UpdateContact(ctx, c.Workspace, c.ID, func(c *domain.Contact) error {
 			if c.Workspace == ws {
 				c.RecordInbound(in.WaID, in.ProfileName, msg.At, now)
 			}
@@ -384,7 +384,7 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 			return err
 		}
 		if action == domain.OptOut {
-			n, err := stopQueued(ctx, r, c, now)
+			n, err := stopQueued(ctx, r, updated, now)
 			if err != nil {
 				return err
 			}

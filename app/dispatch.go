@@ -249,7 +249,7 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 			// meanwhile. The message is locked now, so an opt-out either
 			// committed before (and shows here) or waits and then finds
 			// it waiting (queue_opt_out.go in sqlstore).
-			if stopped, err := d.stopIfOptedOut(ctx, r, m, now); err != nil || stopped {
+			if failed, err := d.stopIfOptedOut(ctx, r, m, now); err != nil || failed {
 				return err
 			}
 		}
