@@ -30,14 +30,23 @@ type WebhookReport struct {
 	// Herald's (stored, not applied).
 	Identities int
 	Foreign    int
+	// Marketing opt-outs (marketing_opt_out.go): contacts who stopped or
+	// resumed marketing messages, campaigns whose template category
+	// changed, and messages still waiting to be sent that an opt-out
+	// failed.
+	MarketingStopped int
+	MarketingResumed int
+	Categories       int
+	QueuedFailed     int
 	// Skipped says what was not applied and why, one line each.
 	Skipped []string
 	// Failed says which items could not be applied, and the error, one
 	// line each: the event's other items were applied without them.
 	Failed []string
 
-	changes []webhookTemplateChange // logged once they have committed
-	foreign map[string]int          // items per business number not Herald's
+	changes    []webhookTemplateChange // logged once they have committed
+	categories []webhookCategoryChange
+	foreign    map[string]int // items per business number not Herald's
 }
 
 // webhookTemplateChange is a campaign whose template status a webhook
@@ -58,8 +67,13 @@ func (r *WebhookReport) add(part WebhookReport) {
 	r.OptedIn += part.OptedIn
 	r.Templates += part.Templates
 	r.Identities += part.Identities
+	r.MarketingStopped += part.MarketingStopped
+	r.MarketingResumed += part.MarketingResumed
+	r.Categories += part.Categories
+	r.QueuedFailed += part.QueuedFailed
 	r.Skipped = append(r.Skipped, part.Skipped...)
 	r.changes = append(r.changes, part.changes...)
+	r.categories = append(r.categories, part.categories...)
 }
 
 // ApplyWebhookEventHandler applies a stored webhook event: status events to
@@ -121,7 +135,8 @@ func (h *ApplyWebhookEventHandler) Apply(ctx context.Context, ev domain.WebhookE
 				zap.String("template", c.Template), zap.String("from", c.From.String()), zap.String("to", c.To.String()),
 				zap.String("event", c.event), zap.String("reason", c.reason))
 		}
-		rep.changes = nil
+		h.logCategories(rep.categories)
+		rep.changes, rep.categories = nil, nil
 		h.numbers.logFirst(h.log, rep.foreign)
 		rep.foreign = nil
 		return rep, nil
@@ -220,10 +235,12 @@ func itemFault(err error) bool {
 
 // items lists what batch reports, in the order it is applied: statuses in
 // message order (two events touching the same messages lock them in one
-// order, so they queue instead of deadlocking), then inbound messages, then
-// identity changes, then template status changes. An item without a
-// readable time happened when Meta sent it, as near as Herald can tell:
-// when the event arrived.
+// order, so they queue instead of deadlocking; a status failed with Meta's
+// 131050 is followed by the marketing stop it tells), then inbound
+// messages, then identity changes, then template status changes, then
+// users' marketing preferences and template category changes. An item
+// without a readable time happened when Meta sent it, as near as Herald
+// can tell: when the event arrived.
 func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now time.Time) []webhookItem {
 	statuses := slices.Clone(batch.Statuses)
 	for i := range statuses {
@@ -234,7 +251,8 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 	slices.SortStableFunc(statuses, func(a, b ports.StatusEvent) int {
 		return cmp.Or(cmp.Compare(a.MessageID, b.MessageID), cmp.Compare(a.ProviderID, b.ProviderID))
 	})
-	items := make([]webhookItem, 0, len(statuses)+len(batch.Inbound)+len(batch.IdentityChanges)+len(batch.Templates))
+	items := make([]webhookItem, 0, len(statuses)+len(batch.Inbound)+len(batch.IdentityChanges)+len(batch.Templates)+
+		len(batch.Preferences)+len(batch.Categories))
 	for _, e := range statuses {
 		items = append(items, webhookItem{what: statusItemName(e), apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
 			out, m, err := applyStatus(ctx, r.Messages, e, now)
@@ -255,6 +273,9 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 			}
 			return nil
 		}})
+		if e.MarketingStopped {
+			items = append(items, h.marketingStopItem(e, now))
+		}
 	}
 	for _, in := range batch.Inbound {
 		if in.Message.At.IsZero() {
@@ -289,6 +310,7 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 				return nil
 			}})
 	}
+	items = append(items, h.marketingItems(batch, received, now)...)
 	return items
 }
 
@@ -359,7 +381,7 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 	if i >= 0 {
 		contact = contacts[i]
 	} else {
-		if contact, err = h.newContactOf(ctx, r.Contacts, ws, user, msg.ProviderID, now); err != nil {
+		if contact, err = h.newContactOf(ctx, r.Contacts, ws, user, "inbound message "+msg.ProviderID, now); err != nil {
 			return err
 		}
 		contacts = append(contacts, contact)
@@ -383,7 +405,7 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 			continue
 		}
 		phone, u := found.phoneFor(c, user), found.forContact(c, user)
-		_, err := r.Contacts.UpdateContact(ctx, c.Workspace, c.ID, func(c *domain.Contact) error {
+		updated, err := r.Contacts.UpdateContact(ctx, c.Workspace, c.ID, func(c *domain.Contact) error {
 			if c.Workspace == ws {
 				c.RecordInbound(u.WaID, u.ProfileName, msg.At, now)
 				c.RecordUser(u, now)
@@ -403,6 +425,13 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 		})
 		if err != nil {
 			return err
+		}
+		if action == domain.OptOut {
+			n, err := stopQueued(ctx, r, updated, now)
+			if err != nil {
+				return err
+			}
+			rep.QueuedFailed += n
 		}
 	}
 	if action != domain.OptNone {

@@ -11,8 +11,8 @@ import (
 // foreignNumbers keeps Meta's events for business numbers that are not
 // Herald's out of what is applied. One business account (or one Meta app)
 // reports every number it has to the same webhook, including numbers other
-// tools send from: their statuses, inbound messages and STOPs are not
-// Herald's to apply. They stay in the stored event, so a replay applies
+// tools send from: their statuses, inbound messages, STOPs and marketing
+// preferences are not Herald's to apply. They stay in the stored event, so a replay applies
 // them once their number is configured. The log names each such number
 // once per process, not once per event.
 type foreignNumbers struct {
@@ -26,8 +26,8 @@ func newForeignNumbers(ours ports.BusinessNumbers) *foreignNumbers {
 }
 
 // split keeps the batch's items for Herald's numbers and counts the others
-// per number. Template status changes name no number (they concern the
-// business account) and are kept.
+// per number. Template status and category changes name no number (they
+// concern the business account) and are kept.
 func (f *foreignNumbers) split(b ports.WebhookBatch) (ports.WebhookBatch, map[string]int) {
 	var foreign map[string]int
 	ours := func(number string) bool {
@@ -40,7 +40,7 @@ func (f *foreignNumbers) split(b ports.WebhookBatch) (ports.WebhookBatch, map[st
 		foreign[number]++
 		return false
 	}
-	out := ports.WebhookBatch{Templates: b.Templates, Errors: b.Errors, Skipped: b.Skipped}
+	out := ports.WebhookBatch{Templates: b.Templates, Categories: b.Categories, Errors: b.Errors, Skipped: b.Skipped}
 	for _, e := range b.Statuses {
 		if ours(e.Number) {
 			out.Statuses = append(out.Statuses, e)
@@ -54,6 +54,11 @@ func (f *foreignNumbers) split(b ports.WebhookBatch) (ports.WebhookBatch, map[st
 	for _, e := range b.IdentityChanges {
 		if ours(e.Number) {
 			out.IdentityChanges = append(out.IdentityChanges, e)
+		}
+	}
+	for _, e := range b.Preferences {
+		if ours(e.Number) {
+			out.Preferences = append(out.Preferences, e)
 		}
 	}
 	return out, foreign

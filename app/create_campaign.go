@@ -22,7 +22,10 @@ type CreateCampaign struct {
 	Body           string
 	Footer         string
 	VariableLabels []string
-	Activate       bool
+	// Category is the template's category for a template defined here;
+	// zero counts as marketing. A template Meta knows has Meta's.
+	Category domain.TemplateCategory
+	Activate bool
 }
 
 // CreateCampaignHandler answers CreateCampaign.
@@ -69,6 +72,10 @@ func (h *CreateCampaignHandler) Handle(ctx context.Context, cmd CreateCampaign) 
 		return domain.Campaign{}, err
 	}
 	c.TemplateStatus = synced.Status
+	c.Category = cmd.Category
+	if cat, err := domain.ParseTemplateCategory(synced.Category); err == nil {
+		c.Category = cat // Meta decides what a template is
+	}
 	if cmd.Activate {
 		if err := c.Activate(now); err != nil {
 			return domain.Campaign{}, err

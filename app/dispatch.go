@@ -24,6 +24,8 @@ import (
 type Dispatcher struct {
 	queue    ports.MessageQueue
 	tx       ports.Transactor
+	optOuts  ports.OptOutReader
+	camps    ports.CampaignRepository
 	senders  Senders
 	clock    ports.Clock
 	wake     *Wakeup
@@ -44,9 +46,12 @@ type Dispatcher struct {
 	unconfigured atomic.Bool
 }
 
-// NewDispatcher builds a dispatcher with its own lease owner id.
-func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, senders Senders, clock ports.Clock, ids ports.IDGenerator, wake *Wakeup, cfg Config, obs *Observer) *Dispatcher {
-	d := &Dispatcher{queue: queue, tx: tx, senders: senders, clock: clock, wake: wake,
+// NewDispatcher builds a dispatcher with its own lease owner id. It reads
+// each message's contact's opt-out state (and, for a contact who stopped
+// marketing, its campaign) right before the send.
+func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, optOuts ports.OptOutReader, camps ports.CampaignRepository,
+	senders Senders, clock ports.Clock, ids ports.IDGenerator, wake *Wakeup, cfg Config, obs *Observer) *Dispatcher {
+	d := &Dispatcher{queue: queue, tx: tx, optOuts: optOuts, camps: camps, senders: senders, clock: clock, wake: wake,
 		cfg: cfg.WithDefaults(), owner: ids.NewID("dsp"), log: obs.Logger("dispatcher"),
 		leased: map[domain.MessageID]struct{}{}}
 	d.pacer = newPacer(d.cfg.LiveMPS)
@@ -197,12 +202,20 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 	var retryAt *time.Time
 	var failure *domain.Failure
 	var templateStatus domain.TemplateStatus // Meta says the template cannot be sent
-	if err != nil {
+	var marketingStopped bool                // Meta says the recipient stopped marketing messages
+	var oe *optedOutError
+	switch {
+	case errors.As(err, &oe):
+		// Opted out after the message was claimed: it never left Herald.
+		failure = oe.failure
+		d.log.Info("not sent: the recipient opted out", zap.String("message_id", string(m.ID)))
+	case err != nil:
 		var se *ports.SendError
 		if !errors.As(err, &se) {
 			se = &ports.SendError{Class: ports.ClassRetryable, Err: err}
 		}
 		templateStatus = se.TemplateStatus
+		marketingStopped = se.MarketingStopped && m.Mode == domain.ModeLive
 		if se.Class == ports.ClassPermanent || c.Attempt >= d.cfg.MaxAttempts || now.Sub(m.CreatedAt) >= d.cfg.MaxMessageAge {
 			failure = &domain.Failure{Code: se.Code, Title: se.Title}
 			if se.Class != ports.ClassPermanent && failure.Title == "" {
@@ -231,6 +244,24 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 		// message now, and nothing of this attempt may be recorded.
 		if err := r.Queue.ReleaseMessage(ctx, m.ID, d.owner, c.Attempt, retryAt); err != nil {
 			return err
+		}
+		if retryAt != nil {
+			// Not sent, and due again: unless its contact opted out
+			// meanwhile. The message is locked now, so an opt-out either
+			// committed before (and shows here) or waits and then finds
+			// it waiting (queue_opt_out.go in sqlstore).
+			if failed, err := d.stopIfOptedOut(ctx, r, m, now); err != nil || failed {
+				return err
+			}
+		}
+		if marketingStopped {
+			contacts, err := recipientsOf(ctx, r.Contacts, m, domain.WhatsAppUser{})
+			if err != nil {
+				return err
+			}
+			if _, err := setMarketing(ctx, r, contacts, true, now, now); err != nil {
+				return err
+			}
 		}
 		if !templateStatus.IsZero() {
 			var err error
@@ -329,6 +360,15 @@ func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResu
 		if err := d.pacer.Wait(ctx); err != nil {
 			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Err: err}
 		}
+	}
+	// Right before the call: a contact who opted out since the message was
+	// claimed (their opt-out failed what was still waiting, but not this
+	// message, whose send had begun) does not get it.
+	if f, err := d.optOut(ctx, m); err != nil || f != nil {
+		if err != nil {
+			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Err: err}
+		}
+		return ports.SendResult{}, &optedOutError{failure: f}
 	}
 	callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	res, err := sender.Send(callCtx, ports.OutboundFor(m))

@@ -36,7 +36,7 @@ func (s notifyingSink) RecordStatus(ctx context.Context, e ports.StatusEvent) er
 }
 
 func (f *fixture) dispatcher(queue ports.MessageQueue, tx ports.Transactor, live, test ports.WhatsAppSender, cfg app.Config) *app.Dispatcher {
-	return app.NewDispatcher(queue, tx, app.Senders{Live: live, Sandbox: test}, f.clock, f.ids, nil, cfg, app.NewObserver(nil))
+	return app.NewDispatcher(queue, tx, f.st, f.st, app.Senders{Live: live, Sandbox: test}, f.clock, f.ids, nil, cfg, app.NewObserver(nil))
 }
 
 // dispatchOnce claims one batch, starts its sends and waits until every
@@ -125,7 +125,7 @@ func TestSandboxDeliversThroughTheStatusPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantStats := domain.NewCampaignStats(map[domain.MessageStatus]int{rd: 1, fl: 1, sent: 1, dl: 1}, map[int]int{131026: 1})
+	wantStats := domain.NewCampaignStats(map[domain.MessageStatus]int{rd: 1, fl: 1, sent: 1, dl: 1}, map[domain.FailureKey]int{{Code: 131026}: 1})
 	if diff := cmp.Diff(wantStats, stats.Stats, cmpDomain); diff != "" || stats.Stats.DeliveryRate != 0.5 || stats.Stats.ReadRate != 0.5 {
 		t.Errorf("campaign stats (-want +got):\n%s", diff)
 	}
@@ -460,7 +460,7 @@ func TestRunWakesOnSignal(t *testing.T) {
 	}}
 	wake := app.NewWakeup()
 	spy := claimSpy{MessageQueue: f.st, claims: make(chan int, 16)}
-	d := app.NewDispatcher(spy, f.st, app.Senders{Live: sender, Sandbox: sender}, f.clock, f.ids, wake,
+	d := app.NewDispatcher(spy, f.st, f.st, f.st, app.Senders{Live: sender, Sandbox: sender}, f.clock, f.ids, wake,
 		app.Config{DispatchPoll: time.Hour}, app.NewObserver(nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

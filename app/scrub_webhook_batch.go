@@ -45,6 +45,14 @@ func scrubWebhookBatch(b ports.WebhookBatch) ports.WebhookBatch {
 		t.Account, t.Name, t.Language, t.Event, t.Reason = s(t.Account), s(t.Name), s(t.Language), s(t.Event), s(t.Reason)
 		out.Templates = append(out.Templates, t)
 	}
+	for _, p := range b.Preferences {
+		p.Number, p.User = s(p.Number), user(p.User)
+		out.Preferences = append(out.Preferences, p)
+	}
+	for _, c := range b.Categories {
+		c.Account, c.Name, c.Language = s(c.Account), s(c.Name), s(c.Language)
+		out.Categories = append(out.Categories, c)
+	}
 	for _, f := range b.Errors {
 		out.Errors = append(out.Errors, domain.Failure{Code: f.Code, Title: s(f.Title)})
 	}

@@ -131,7 +131,7 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 		if p.refused != nil {
 			continue
 		}
-		if p.refused = contacts[p.contactKey()].CanReceive(); p.refused != nil {
+		if p.refused = contacts[p.contactKey()].CanReceiveCampaign(p.campaign); p.refused != nil {
 			continue
 		}
 		if counted[p], err = h.countSend(ctx, r, p); err != nil {

@@ -277,7 +277,7 @@ func (h *SendCampaignMessageHandler) dryRun(ctx context.Context, p domain.Princi
 	case err != nil:
 		return SendCampaignMessageResult{}, err
 	}
-	if err := contact.CanReceive(); err != nil {
+	if err := contact.CanReceiveCampaign(c); err != nil {
 		return SendCampaignMessageResult{}, err
 	}
 	// The message gets an id, never stored, so the payload shows

@@ -24,7 +24,8 @@ type SyncContactResult struct {
 // SyncContactHandler upserts contacts by phone number: the contact of the
 // key's mode, so a test key never changes what live sends see (a name, an
 // opt-out), nor the other way round. A principal without a mode (the
-// dashboard's operator) works on the live contact.
+// dashboard's operator) works on the live contact. A sync that opts the
+// contact out fails their messages still waiting to be sent.
 type SyncContactHandler struct {
 	tx    ports.Transactor
 	clock ports.Clock
@@ -64,10 +65,20 @@ func (h *SyncContactHandler) Handle(ctx context.Context, cmd SyncContact) (SyncC
 			if err != nil {
 				return err
 			}
+			optedOut := false
 			c, err = r.Contacts.UpdateContact(ctx, ws, c.ID, func(c *domain.Contact) error {
-				return c.ApplySync(cmd.Changes, now)
+				was := c.OptedOut
+				err := c.ApplySync(cmd.Changes, now)
+				optedOut = !was && c.OptedOut
+				return err
 			})
 			res = SyncContactResult{Contact: c}
+			if err != nil || !optedOut {
+				return err
+			}
+			// Opted out now: what still waits to be sent to them fails
+			// with the opt-out, in the same transaction.
+			_, err = stopQueued(ctx, r, c, now)
 			return err
 		}
 		err = h.tx.WithinTx(ctx, sync)

@@ -21,6 +21,8 @@ type SyncTemplatesResult struct {
 	Account   string
 	Templates []domain.SyncedTemplate
 	Changes   []TemplateStatusChange // campaigns whose template status moved
+	// CategoryChanges are campaigns whose template category moved.
+	CategoryChanges []TemplateCategoryChange
 }
 
 // TemplateStatusChange is one campaign whose template Meta moved to another
@@ -73,7 +75,7 @@ func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult,
 		}
 		res := SyncTemplatesResult{Account: account, Templates: ts}
 		err = h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
-			res.Changes = nil
+			res.Changes, res.CategoryChanges = nil, nil
 			before, err := r.Templates.ListTemplates(ctx, account)
 			if err != nil {
 				return err
@@ -99,6 +101,15 @@ func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult,
 				}
 				res.Changes = append(res.Changes, changes...)
 			}
+			for _, t := range ts {
+				// A category Herald cannot read leaves the campaigns' own.
+				cat, _ := domain.ParseTemplateCategory(t.Category)
+				changes, err := applyTemplateCategory(ctx, r.Campaigns, t.Name, t.Language, cat, now)
+				if err != nil {
+					return err
+				}
+				res.CategoryChanges = append(res.CategoryChanges, changes...)
+			}
 			return nil
 		})
 		if err != nil {
@@ -109,6 +120,10 @@ func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult,
 		})
 		for _, c := range res.Changes {
 			h.log.Info("campaign template status changed", zap.String("campaign_id", string(c.Campaign)),
+				zap.String("template", c.Template), zap.String("from", c.From.String()), zap.String("to", c.To.String()))
+		}
+		for _, c := range res.CategoryChanges {
+			h.log.Info("campaign template category changed", zap.String("campaign_id", string(c.Campaign)),
 				zap.String("template", c.Template), zap.String("from", c.From.String()), zap.String("to", c.To.String()))
 		}
 		return res, nil

@@ -165,7 +165,7 @@ func TestCampaignFromASyncedTemplate(t *testing.T) {
 	tmpl, _ := domain.NewTemplate("order_update", "en_US", domain.HeaderNone, "", "Order {{1}} ships {{2}}",
 		"Reply STOP to opt out", []string{"Order number", "Date"})
 	want := domain.Campaign{ID: c.ID, Workspace: f.principal.Workspace, Name: "Orders", Template: tmpl,
-		TemplateStatus: domain.TemplateApproved, Status: domain.CampaignActive, CreatedAt: t0, UpdatedAt: t0}
+		TemplateStatus: domain.TemplateApproved, Category: domain.CategoryUtility, Status: domain.CampaignActive, CreatedAt: t0, UpdatedAt: t0}
 	if diff := cmp.Diff(want, c, cmpDomain); diff != "" {
 		t.Fatalf("campaign from the synced template (-want +got):\n%s", diff)
 	}

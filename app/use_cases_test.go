@@ -232,7 +232,7 @@ func TestGetCampaignAndStats(t *testing.T) {
 		}
 	}
 	want := domain.NewCampaignStats(map[domain.MessageStatus]int{domain.StatusRead: 2, domain.StatusDelivered: 1, domain.StatusSent: 1,
-		domain.StatusFailed: 2, domain.StatusQueued: 1}, map[int]int{131026: 1, 0: 1})
+		domain.StatusFailed: 2, domain.StatusQueued: 1}, map[domain.FailureKey]int{{Code: 131026}: 1, {}: 1})
 	if want.DeliveryRate != 3.0/6.0 || want.ReadRate != 2.0/3.0 || want.Total != 7 {
 		t.Fatalf("expected stats %+v", want)
 	}

@@ -63,6 +63,7 @@ const ourNumber = "106540352242922"
 // Meta's metadata would.
 func forOurNumber(b ports.WebhookBatch) ports.WebhookBatch {
 	b.Statuses, b.Inbound, b.IdentityChanges = slices.Clone(b.Statuses), slices.Clone(b.Inbound), slices.Clone(b.IdentityChanges)
+	b.Preferences = slices.Clone(b.Preferences)
 	ours := func(n *string) {
 		if *n == "" {
 			*n = ourNumber
@@ -76,6 +77,9 @@ func forOurNumber(b ports.WebhookBatch) ports.WebhookBatch {
 	}
 	for i := range b.IdentityChanges {
 		ours(&b.IdentityChanges[i].Number)
+	}
+	for i := range b.Preferences {
+		ours(&b.Preferences[i].Number)
 	}
 	return b
 }
@@ -205,7 +209,7 @@ func TestFailedAfterSent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stats.Stats.Counts[domain.StatusFailed] != 1 || stats.Stats.FailuresByCode[131049] != 1 {
+	if stats.Stats.Counts[domain.StatusFailed] != 1 || stats.Stats.FailuresByCode[domain.FailureKey{Code: 131049}] != 1 {
 		t.Errorf("stats %+v, want one failure with code 131049", stats.Stats)
 	}
 

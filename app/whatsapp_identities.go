@@ -93,11 +93,11 @@ func (f userContacts) phoneFor(c domain.Contact, u domain.WhatsAppUser) domain.P
 }
 
 // newContactOf makes the workspace's live contact for a user who wrote
-// first: under the number people type for their wa_id; under the wa_id
+// first (or stopped marketing messages first; item names what): under the number people type for their wa_id; under the wa_id
 // alone when it is not a number Herald can address (Herald never drops
 // what a person wrote, and logs why the number looked odd); under the
 // BSUID alone for a user who came without a number.
-func (h *ApplyWebhookEventHandler) newContactOf(ctx context.Context, contacts ports.ContactRepository, ws domain.WorkspaceID, u domain.WhatsAppUser, wamid string, now time.Time) (domain.Contact, error) {
+func (h *ApplyWebhookEventHandler) newContactOf(ctx context.Context, contacts ports.ContactRepository, ws domain.WorkspaceID, u domain.WhatsAppUser, item string, now time.Time) (domain.Contact, error) {
 	var phone domain.PhoneNumber
 	if u.WaID != "" {
 		p, err := domain.PhoneForWaID(u.WaID)
@@ -108,7 +108,7 @@ func (h *ApplyWebhookEventHandler) newContactOf(ctx context.Context, contacts po
 				why = de.Detail
 			}
 			h.log.Info("contact kept under their WhatsApp id: the number is not one Herald can address",
-				zap.String("message", wamid), zap.String("why", why))
+				zap.String("item", item), zap.String("why", why))
 		}
 		phone = p
 	}

@@ -44,9 +44,13 @@ type Campaign struct {
 	// by template sync; zero for a template defined locally and never seen
 	// in a sync. Only APPROVED templates send.
 	TemplateStatus TemplateStatus
-	Status         CampaignStatus
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// Category is Meta's category of the template (template sync, category
+	// webhooks), or the one given for a template defined locally; zero
+	// when not known, which counts as marketing (TemplateCategory).
+	Category  TemplateCategory
+	Status    CampaignStatus
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // NewCampaign makes a draft campaign.

@@ -29,6 +29,9 @@ type Contact struct {
 	// time of the contact's STOP or START message. An opt-out change
 	// older than it is stale and changes nothing.
 	OptOutChangedAt *time.Time
+	// Marketing is whether the contact stopped the business's marketing
+	// messages on WhatsApp (Meta's user_preferences), apart from OptedOut.
+	Marketing MarketingPreference
 	// WaID and ProfileName are what WhatsApp reports about the contact
 	// when they write: their WhatsApp id and the name on their profile.
 	// Name stays the business's own name for them.
@@ -170,21 +173,27 @@ func (c *Contact) ApplySync(s ContactSync, now time.Time) error {
 // deliver messages in order) is stale and changes nothing. SetOptOut
 // reports whether the contact changed.
 func (c *Contact) SetOptOut(out bool, at, now time.Time) bool {
-	at = at.UTC().Truncate(time.Microsecond)
-	if c.OptOutChangedAt != nil && at.Before(*c.OptOutChangedAt) {
-		return false
-	}
-	// Meta's times are whole seconds: a STOP and a START in the same
-	// second leave the contact opted out, whichever arrives last.
-	if c.OptOutChangedAt != nil && at.Equal(*c.OptOutChangedAt) && c.OptedOut && !out {
-		return false
-	}
-	changed := c.OptedOut != out || c.OptOutChangedAt == nil || !at.Equal(*c.OptOutChangedAt)
-	c.OptedOut = out
-	c.OptOutChangedAt = &at
+	changed := latestWord(&c.OptedOut, &c.OptOutChangedAt, out, at)
 	if changed {
 		c.UpdatedAt = now.UTC().Truncate(time.Microsecond)
 	}
+	return changed
+}
+
+// latestWord records an opt-out (out) or opt-in said at the time at on the
+// flag and its time of change, unless an opt-out change at least as late
+// stands: an older word is stale, and a stop and a resume in the same
+// second (Meta's times are whole seconds) leave the flag set, whichever
+// arrives last. It reports whether anything changed.
+func latestWord(flag *bool, changedAt **time.Time, out bool, at time.Time) bool {
+	at = at.UTC().Truncate(time.Microsecond)
+	last := *changedAt
+	if last != nil && (at.Before(*last) || at.Equal(*last) && *flag && !out) {
+		return false
+	}
+	changed := *flag != out || last == nil || !at.Equal(*last)
+	*flag = out
+	*changedAt = &at
 	return changed
 }
 

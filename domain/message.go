@@ -69,10 +69,13 @@ type StatusChange struct {
 	At     time.Time
 }
 
-// Failure is why a message failed: the provider's error code and title.
+// Failure is why a message failed: the provider's error code and title,
+// or, when Herald failed the message without sending it, Herald's own
+// code (HeraldCode, e.g. CodeContactOptedOut) with Code 0.
 type Failure struct {
-	Code  int
-	Title string
+	Code       int
+	Title      string
+	HeraldCode Code
 }
 
 // Pricing is how Meta charges for a message, as its status events report

@@ -12,7 +12,7 @@ type ModeStats struct {
 // NewModeStats computes each mode's counts and rates from counts per mode
 // and status, and the campaign's statistics over both with failures per
 // code (which are not split).
-func NewModeStats(counts map[KeyMode]map[MessageStatus]int, failures map[int]int) (all CampaignStats, byMode ModeStats) {
+func NewModeStats(counts map[KeyMode]map[MessageStatus]int, failures map[FailureKey]int) (all CampaignStats, byMode ModeStats) {
 	sum := map[MessageStatus]int{}
 	for _, byStatus := range counts {
 		for s, n := range byStatus {

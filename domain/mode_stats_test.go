@@ -16,9 +16,9 @@ func TestNewModeStats(t *testing.T) {
 		domain.ModeLive: {domain.StatusDelivered: 3, domain.StatusRead: 1, domain.StatusFailed: 4},
 		domain.ModeTest: {domain.StatusRead: 10},
 	}
-	all, byMode := domain.NewModeStats(counts, map[int]int{131026: 4})
+	all, byMode := domain.NewModeStats(counts, map[domain.FailureKey]int{{Code: 131026}: 4})
 	want := domain.NewCampaignStats(map[domain.MessageStatus]int{domain.StatusDelivered: 3, domain.StatusRead: 11,
-		domain.StatusFailed: 4}, map[int]int{131026: 4})
+		domain.StatusFailed: 4}, map[domain.FailureKey]int{{Code: 131026}: 4})
 	opt := cmp.AllowUnexported(domain.MessageStatus{})
 	if diff := cmp.Diff(want, all, opt); diff != "" {
 		t.Errorf("all modes (-want +got):\n%s", diff)

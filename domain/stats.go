@@ -12,13 +12,30 @@ type CampaignStats struct {
 	DeliveryRate float64 // delivered or read, over messages that left Herald (sent, delivered, read, failed)
 	ReadRate     float64 // read, over messages delivered or read
 	// FailuresByCode counts failed messages per provider error code (0 when
-	// a failure had none).
-	FailuresByCode map[int]int
+	// a failure had none) and Herald's own code (set when Herald failed the
+	// message without sending it).
+	FailuresByCode map[FailureKey]int
+}
+
+// FailureKey groups failed messages in a campaign's statistics: the
+// provider's error code (0 when there is none) and Herald's own code
+// (empty for the provider's failures).
+type FailureKey struct {
+	Code       int
+	HeraldCode Code
+}
+
+// Key is the failure's group in statistics; a nil failure is the zero key.
+func (f *Failure) Key() FailureKey {
+	if f == nil {
+		return FailureKey{}
+	}
+	return FailureKey{Code: f.Code, HeraldCode: f.HeraldCode}
 }
 
 // NewCampaignStats computes totals and rates from counts per status and
 // failures per code.
-func NewCampaignStats(counts map[MessageStatus]int, failures map[int]int) CampaignStats {
+func NewCampaignStats(counts map[MessageStatus]int, failures map[FailureKey]int) CampaignStats {
 	full := make(map[MessageStatus]int, len(MessageStatuses()))
 	total := 0
 	for _, s := range MessageStatuses() {
@@ -28,7 +45,7 @@ func NewCampaignStats(counts map[MessageStatus]int, failures map[int]int) Campai
 	left := full[StatusSent] + full[StatusDelivered] + full[StatusRead] + full[StatusFailed]
 	delivered := full[StatusDelivered] + full[StatusRead]
 	if failures == nil {
-		failures = map[int]int{}
+		failures = map[FailureKey]int{}
 	}
 	st := CampaignStats{Counts: full, Total: total, FailuresByCode: failures}
 	if left > 0 {

@@ -26,12 +26,12 @@ func TestCampaignStats(t *testing.T) {
 	cases := []struct {
 		name     string
 		counts   map[domain.MessageStatus]int
-		failures map[int]int
+		failures map[domain.FailureKey]int
 		want     domain.CampaignStats
 	}{
 		{
 			name: "nothing sent", counts: nil, failures: nil,
-			want: domain.CampaignStats{Counts: all(nil), FailuresByCode: map[int]int{}},
+			want: domain.CampaignStats{Counts: all(nil), FailuresByCode: map[domain.FailureKey]int{}},
 		},
 		{
 			// Delivery: (delivered + read) / (sent + delivered + read + failed) = 3/5.
@@ -39,25 +39,25 @@ func TestCampaignStats(t *testing.T) {
 			// not left Herald and count in neither.
 			name:     "every status",
 			counts:   map[domain.MessageStatus]int{queued: 4, sendingS: 3, sent: 1, delivered: 1, read: 2, failed: 1},
-			failures: map[int]int{131026: 1},
+			failures: map[domain.FailureKey]int{{Code: 131026}: 1},
 			want: domain.CampaignStats{Counts: all(map[domain.MessageStatus]int{queued: 4, sendingS: 3, sent: 1, delivered: 1, read: 2, failed: 1}),
-				Total: 12, DeliveryRate: 3.0 / 5.0, ReadRate: 2.0 / 3.0, FailuresByCode: map[int]int{131026: 1}},
+				Total: 12, DeliveryRate: 3.0 / 5.0, ReadRate: 2.0 / 3.0, FailuresByCode: map[domain.FailureKey]int{{Code: 131026}: 1}},
 		},
 		{
 			name: "only queued", counts: map[domain.MessageStatus]int{queued: 7},
-			want: domain.CampaignStats{Counts: all(map[domain.MessageStatus]int{queued: 7}), Total: 7, FailuresByCode: map[int]int{}},
+			want: domain.CampaignStats{Counts: all(map[domain.MessageStatus]int{queued: 7}), Total: 7, FailuresByCode: map[domain.FailureKey]int{}},
 		},
 		{
-			name: "all failed", counts: map[domain.MessageStatus]int{failed: 2}, failures: map[int]int{131026: 1, 0: 1},
-			want: domain.CampaignStats{Counts: all(map[domain.MessageStatus]int{failed: 2}), Total: 2, FailuresByCode: map[int]int{131026: 1, 0: 1}},
+			name: "all failed", counts: map[domain.MessageStatus]int{failed: 2}, failures: map[domain.FailureKey]int{{Code: 131026}: 1, {}: 1},
+			want: domain.CampaignStats{Counts: all(map[domain.MessageStatus]int{failed: 2}), Total: 2, FailuresByCode: map[domain.FailureKey]int{{Code: 131026}: 1, {}: 1}},
 		},
 		{
 			name: "all read", counts: map[domain.MessageStatus]int{read: 5},
-			want: domain.CampaignStats{Counts: all(map[domain.MessageStatus]int{read: 5}), Total: 5, DeliveryRate: 1, ReadRate: 1, FailuresByCode: map[int]int{}},
+			want: domain.CampaignStats{Counts: all(map[domain.MessageStatus]int{read: 5}), Total: 5, DeliveryRate: 1, ReadRate: 1, FailuresByCode: map[domain.FailureKey]int{}},
 		},
 		{
 			name: "delivered, none read", counts: map[domain.MessageStatus]int{sent: 1, delivered: 3},
-			want: domain.CampaignStats{Counts: all(map[domain.MessageStatus]int{sent: 1, delivered: 3}), Total: 4, DeliveryRate: 0.75, FailuresByCode: map[int]int{}},
+			want: domain.CampaignStats{Counts: all(map[domain.MessageStatus]int{sent: 1, delivered: 3}), Total: 4, DeliveryRate: 0.75, FailuresByCode: map[domain.FailureKey]int{}},
 		},
 	}
 	for _, c := range cases {

@@ -96,6 +96,10 @@ type TemplateRepository interface {
 	// SetTemplateStatus records Meta's new status of one template (from a
 	// status webhook); an unknown template is left unknown, without error.
 	SetTemplateStatus(ctx context.Context, account, name, language string, status domain.TemplateStatus) error
+	// SetTemplateCategory records Meta's new category of one template
+	// (from a category webhook); an unknown template is left unknown,
+	// without error.
+	SetTemplateCategory(ctx context.Context, account, name, language string, category domain.TemplateCategory) error
 }
 
 // ContactRepository stores contacts, unique per workspace and mode by
@@ -173,8 +177,9 @@ type MessageRepository interface {
 	// current status.
 	CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.MessageStatus]int, error)
 	// CountFailuresByCode counts a campaign's failed messages of mode per
-	// provider error code (0 for failures without one).
-	CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[int]int, error)
+	// provider error code (0 for failures without one) and Herald's own
+	// code (empty for the provider's failures).
+	CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.FailureKey]int, error)
 	// CountStatusTimeline counts a campaign's messages of mode by the
 	// interval in which they first reached each of domain.TimelineStatuses
 	// (domain.Message.ReachedAt), for intervals (domain.IntervalStart)
@@ -226,6 +231,18 @@ type MessageQueue interface {
 	// RenewLeases extends until the given time owner's leases on ids; ids
 	// that owner no longer holds are left alone.
 	RenewLeases(ctx context.Context, owner string, ids []domain.MessageID, until time.Time) error
+	// FailQueuedMessages fails at once the messages to contact c (of c's
+	// workspace and mode) that are still waiting to be sent and that c no
+	// longer takes: each gets c.OptOutFailure for its campaign's category,
+	// at now, and leaves the queue for good; those it gives no failure
+	// stay. Waiting means queued or released for a retry: a message under
+	// a live lease is a send in flight and is left to its dispatcher, which
+	// checks the contact again; one whose lease expired is waiting. c's
+	// messages are found through c's thread: those with an outbound entry
+	// in it (send-campaign writes one with every message). It returns the
+	// ids of the messages failed, in id order. In a transaction the
+	// opt-out and this commit together.
+	FailQueuedMessages(ctx context.Context, c domain.Contact, now time.Time) ([]domain.MessageID, error)
 }
 
 // ConversationRepository stores contacts' conversation threads.

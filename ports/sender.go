@@ -62,7 +62,11 @@ type SendError struct {
 	// cannot be sent (paused or disabled by Meta): every campaign using it
 	// stops at once, without waiting for the next template sync.
 	TemplateStatus domain.TemplateStatus
-	Err            error
+	// MarketingStopped is set when the failure says the recipient stopped
+	// the business's marketing messages (Meta's 131050): Herald records
+	// it on the contact, as Meta's user_preferences webhook would.
+	MarketingStopped bool
+	Err              error
 }
 
 func (e *SendError) Error() string {
@@ -102,6 +106,10 @@ type StatusEvent struct {
 	// username), which is recorded on the message's contact.
 	Number    string
 	Recipient domain.WhatsAppUser
+	// MarketingStopped says the failure is Meta's refusal of a marketing
+	// template to a recipient who stopped the business's marketing
+	// messages (131050).
+	MarketingStopped bool
 }
 
 // StatusSink takes status events and applies them to messages.

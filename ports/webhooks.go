@@ -43,6 +43,10 @@ type WebhookBatch struct {
 	// IdentityChanges are WhatsApp's notices that a user changed their
 	// number or their business-scoped user id.
 	IdentityChanges []IdentityChangeEvent
+	// Preferences and Categories are users' marketing opt-outs and
+	// templates' category changes (webhook_marketing.go).
+	Preferences []MarketingPreferenceEvent
+	Categories  []TemplateCategoryEvent
 	// Errors are account-level errors (no message concerned), for the log.
 	Errors []domain.Failure
 	// Skipped says, one line each, what was not understood and why.

@@ -33,17 +33,20 @@ func (h *dash) campaigns(w http.ResponseWriter, r *http.Request) {
 // refused so nothing typed is lost.
 type campaignForm struct {
 	Name, Source, TemplateName, Language, HeaderFormat, HeaderText, Body, Footer, Labels string
+	Category                                                                             string
 	Activate                                                                             bool
 }
 
 type newCampaignPage struct {
-	Form      campaignForm
-	Templates []domain.SyncedTemplate
-	Headers   []string
+	Form       campaignForm
+	Templates  []domain.SyncedTemplate
+	Headers    []string
+	Categories []string
 }
 
 func (h *dash) newCampaign(w http.ResponseWriter, r *http.Request) {
-	h.newCampaignWith(w, r, http.StatusOK, "", campaignForm{Source: "local", Language: "en_US", HeaderFormat: "none"})
+	h.newCampaignWith(w, r, http.StatusOK, "", campaignForm{Source: "local", Language: "en_US", HeaderFormat: "none",
+		Category: domain.CategoryMarketing.String()})
 }
 
 func (h *dash) newCampaignWith(w http.ResponseWriter, r *http.Request, status int, msg string, f campaignForm) {
@@ -53,7 +56,8 @@ func (h *dash) newCampaignWith(w http.ResponseWriter, r *http.Request, status in
 		return
 	}
 	h.render(w, r, status, "campaign_new", view{Title: "New campaign", Nav: "campaigns", Error: msg,
-		Page: newCampaignPage{Form: f, Templates: ts, Headers: []string{"none", "text", "image", "video", "document"}}})
+		Page: newCampaignPage{Form: f, Templates: ts, Headers: []string{"none", "text", "image", "video", "document"},
+			Categories: []string{domain.CategoryMarketing.String(), domain.CategoryUtility.String(), domain.CategoryAuthentication.String()}}})
 }
 
 // createCampaign stores a campaign from the form: a synced template
@@ -62,7 +66,7 @@ func (h *dash) newCampaignWith(w http.ResponseWriter, r *http.Request, status in
 func (h *dash) createCampaign(w http.ResponseWriter, r *http.Request) {
 	f := campaignForm{Name: r.PostForm.Get("name"), Source: r.PostForm.Get("source"),
 		TemplateName: strings.TrimSpace(r.PostForm.Get("templateName")), Language: strings.TrimSpace(r.PostForm.Get("language")),
-		HeaderFormat: r.PostForm.Get("headerFormat"), HeaderText: r.PostForm.Get("headerText"),
+		HeaderFormat: r.PostForm.Get("headerFormat"), HeaderText: r.PostForm.Get("headerText"), Category: r.PostForm.Get("category"),
 		Body: r.PostForm.Get("body"), Footer: r.PostForm.Get("footer"), Labels: r.PostForm.Get("labels"),
 		Activate: r.PostForm.Get("activate") != ""}
 	cmd := app.CreateCampaign{Workspace: string(operator(r).session.Workspace), Name: f.Name,
@@ -79,6 +83,9 @@ func (h *dash) createCampaign(w http.ResponseWriter, r *http.Request) {
 		}
 		if f.HeaderFormat != "" && err == nil {
 			cmd.HeaderFormat, err = domain.ParseHeaderFormat(f.HeaderFormat)
+		}
+		if f.Category != "" && err == nil {
+			cmd.Category, err = domain.ParseTemplateCategory(f.Category)
 		}
 	}
 	var c domain.Campaign

@@ -19,6 +19,9 @@ type templateDTO struct {
 	// Status is Meta's review status, null for a template defined in
 	// Herald that no sync has seen.
 	Status *string `json:"status"`
+	// Category is Meta's category (or the one given for a template defined
+	// in Herald), null when not known, which counts as marketing.
+	Category *string `json:"category"`
 }
 
 type placeholderDTO struct {
@@ -32,14 +35,15 @@ type statsDTO struct {
 	Counts       map[string]int `json:"counts"`
 	DeliveryRate float64        `json:"deliveryRate"`
 	ReadRate     float64        `json:"readRate"`
-	// FailuresByCode lists failed messages per Meta error code, most
-	// frequent first.
+	// FailuresByCode lists failed messages per Meta error code and
+	// Herald's own code, most frequent first.
 	FailuresByCode []failureCountDTO `json:"failuresByCode"`
 }
 
 type failureCountDTO struct {
-	Code  int `json:"code"`
-	Count int `json:"count"`
+	Code       int     `json:"code"`
+	HeraldCode *string `json:"heraldCode"`
+	Count      int     `json:"count"`
 }
 
 type campaignDTO struct {
@@ -67,14 +71,18 @@ func toStatsDTO(id domain.CampaignID, s domain.CampaignStats) statsDTO {
 		counts[st.String()] = s.Counts[st]
 	}
 	failures := make([]failureCountDTO, 0, len(s.FailuresByCode))
-	for code, n := range s.FailuresByCode {
-		failures = append(failures, failureCountDTO{Code: code, Count: n})
+	for k, n := range s.FailuresByCode {
+		failures = append(failures, failureCountDTO{Code: k.Code, HeraldCode: nonEmpty(string(k.HeraldCode)), Count: n})
 	}
 	sort.Slice(failures, func(i, j int) bool {
-		if failures[i].Count != failures[j].Count {
-			return failures[i].Count > failures[j].Count
+		a, b := failures[i], failures[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
 		}
-		return failures[i].Code < failures[j].Code
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		return a.HeraldCode == nil && b.HeraldCode != nil || a.HeraldCode != nil && b.HeraldCode != nil && *a.HeraldCode < *b.HeraldCode
 	})
 	return statsDTO{CampaignID: string(id), Total: s.Total, Counts: counts, DeliveryRate: s.DeliveryRate,
 		ReadRate: s.ReadRate, FailuresByCode: failures}
@@ -91,6 +99,7 @@ func toCampaignDTO(v app.CampaignView) campaignDTO {
 		st := c.TemplateStatus.String()
 		out.Template.Status = &st
 	}
+	out.Template.Category = nonEmpty(c.Category.String())
 	for i, p := range t.Placeholders {
 		out.Placeholders[i] = placeholderDTO{Index: p.Index, Label: p.Label}
 	}

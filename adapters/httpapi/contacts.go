@@ -8,27 +8,32 @@ import (
 )
 
 type contactDTO struct {
-	ID             string            `json:"id"`
-	PhoneNumber    *string           `json:"phoneNumber"`
-	Name           string            `json:"name"`
-	Email          string            `json:"email"`
-	Attributes     map[string]string `json:"attributes"`
-	Tags           []string          `json:"tags"`
-	OptedOut       bool              `json:"optedOut"`
-	WaID           *string           `json:"waId"`
-	ProfileName    *string           `json:"profileName"`
-	UserID         *string           `json:"userId"`
-	ParentUserID   *string           `json:"parentUserId"`
-	Username       *string           `json:"username"`
-	CreatedAt      string            `json:"createdAt"`
-	UpdatedAt      string            `json:"updatedAt"`
-	LastMessageAt  *string           `json:"lastMessageAt"`
-	ConversationID string            `json:"conversationId"`
+	ID          string            `json:"id"`
+	PhoneNumber *string           `json:"phoneNumber"`
+	Name        string            `json:"name"`
+	Email       string            `json:"email"`
+	Attributes  map[string]string `json:"attributes"`
+	Tags        []string          `json:"tags"`
+	OptedOut    bool              `json:"optedOut"`
+	// MarketingOptedOut says the contact stopped the business's marketing
+	// messages on WhatsApp: marketing campaigns are refused, utility and
+	// authentication ones still go.
+	MarketingOptedOut bool    `json:"marketingOptedOut"`
+	WaID              *string `json:"waId"`
+	ProfileName       *string `json:"profileName"`
+	UserID            *string `json:"userId"`
+	ParentUserID      *string `json:"parentUserId"`
+	Username          *string `json:"username"`
+	CreatedAt         string  `json:"createdAt"`
+	UpdatedAt         string  `json:"updatedAt"`
+	LastMessageAt     *string `json:"lastMessageAt"`
+	ConversationID    string  `json:"conversationId"`
 }
 
 func toContactDTO(c domain.Contact) contactDTO {
 	out := contactDTO{ID: string(c.ID), PhoneNumber: nonEmpty(c.Phone.String()), Name: c.Name, Email: c.Email,
-		Attributes: c.Attributes, Tags: c.Tags, OptedOut: c.OptedOut, CreatedAt: rfc3339(c.CreatedAt),
+		Attributes: c.Attributes, Tags: c.Tags, OptedOut: c.OptedOut, MarketingOptedOut: c.Marketing.Stopped,
+		CreatedAt: rfc3339(c.CreatedAt),
 		UpdatedAt: rfc3339(c.UpdatedAt), LastMessageAt: rfc3339Ptr(c.LastMessageAt), ConversationID: string(c.ConversationID),
 		WaID: nonEmpty(c.WaID), ProfileName: nonEmpty(c.ProfileName), UserID: nonEmpty(c.UserID),
 		ParentUserID: nonEmpty(c.ParentUserID), Username: nonEmpty(c.Username)}

@@ -120,6 +120,10 @@ type messageDTO struct {
 type messageError struct {
 	Code  int    `json:"code"`
 	Title string `json:"title"`
+	// HeraldCode is Herald's own code when Herald failed the message
+	// without sending it (contact_opted_out), with Code 0; null for
+	// Meta's failures.
+	HeraldCode *string `json:"heraldCode"`
 }
 
 // pricingDTO is Meta's pricing of a message, from its status events.
@@ -151,7 +155,7 @@ func (a *api) getMessage(w http.ResponseWriter, r *http.Request) {
 	out.MediaFilename = nonEmpty(m.MediaFilename)
 	out.ProviderMessageID, out.WaID = nonEmpty(m.ProviderID), nonEmpty(m.WaID)
 	if m.Failure != nil {
-		out.Error = &messageError{Code: m.Failure.Code, Title: m.Failure.Title}
+		out.Error = &messageError{Code: m.Failure.Code, Title: m.Failure.Title, HeraldCode: nonEmpty(string(m.Failure.HeraldCode))}
 	}
 	if p := m.Pricing; p != nil {
 		out.Pricing = &pricingDTO{Model: p.Model, Type: p.Type, Category: p.Category, Billable: p.Billable}

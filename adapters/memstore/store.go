@@ -811,17 +811,13 @@ func (r *repos) CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID
 }
 
 // CountFailuresByCode counts the campaign's failed messages of mode per
-// code.
-func (r *repos) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[int]int, error) {
+// provider code and Herald's own code.
+func (r *repos) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.FailureKey]int, error) {
 	defer r.enter(ctx)()
-	out := map[int]int{}
+	out := map[domain.FailureKey]int{}
 	for _, m := range r.st.messages {
 		if m.Workspace == ws && m.CampaignID == id && ofMode(m.Mode, mode) && m.Status == domain.StatusFailed {
-			code := 0
-			if m.Failure != nil {
-				code = m.Failure.Code
-			}
-			out[code]++
+			out[m.Failure.Key()]++
 		}
 	}
 	return out, nil
@@ -1156,6 +1152,7 @@ func copyContact(c domain.Contact) domain.Contact {
 	c.CreatedAt, c.UpdatedAt = utc(c.CreatedAt), utc(c.UpdatedAt)
 	c.LastMessageAt = utcPtr(c.LastMessageAt)
 	c.OptOutChangedAt = utcPtr(c.OptOutChangedAt)
+	c.Marketing.ChangedAt = utcPtr(c.Marketing.ChangedAt)
 	return c
 }
 

@@ -19,13 +19,14 @@ type campaignRow struct {
 	Footer         string   `db:"footer"`
 	Placeholders   jsonText `db:"placeholders"`
 	TemplateStatus string   `db:"template_status"`
+	Category       string   `db:"category"`
 	Status         string   `db:"status"`
 	CreatedAt      dbTime   `db:"created_at"`
 	UpdatedAt      dbTime   `db:"updated_at"`
 }
 
 const campaignColumns = `id, workspace_id, name, template_name, language, header_format, header_text, body, footer,
-placeholders, template_status, status, created_at, updated_at`
+placeholders, template_status, category, status, created_at, updated_at`
 
 // placeholderJSON is the stored form of a template placeholder.
 type placeholderJSON struct {
@@ -72,7 +73,7 @@ func toCampaignRow(c domain.Campaign) (campaignRow, error) {
 		ID: string(c.ID), WorkspaceID: string(c.Workspace), Name: c.Name,
 		TemplateName: t.Name, Language: domain.CanonicalLanguage(t.Language), HeaderFormat: t.HeaderFormat.String(), HeaderText: t.HeaderText,
 		Body: t.Body, Footer: t.Footer, Placeholders: phJSON,
-		TemplateStatus: c.TemplateStatus.String(), Status: c.Status.String(),
+		TemplateStatus: c.TemplateStatus.String(), Category: c.Category.String(), Status: c.Status.String(),
 		CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt),
 	}, nil
 }
@@ -90,6 +91,10 @@ func (r campaignRow) toDomain() (domain.Campaign, error) {
 	if err != nil {
 		return domain.Campaign{}, err
 	}
+	category, err := parseStored("template category", r.Category, domain.ParseTemplateCategory)
+	if err != nil {
+		return domain.Campaign{}, err
+	}
 	placeholders, err := fromPlaceholdersJSON(r.Placeholders, "campaign "+r.ID)
 	if err != nil {
 		return domain.Campaign{}, err
@@ -100,7 +105,7 @@ func (r campaignRow) toDomain() (domain.Campaign, error) {
 			Name: r.TemplateName, Language: r.Language, HeaderFormat: header, HeaderText: r.HeaderText,
 			Body: r.Body, Footer: r.Footer, Placeholders: placeholders,
 		},
-		TemplateStatus: tmplStatus, Status: status, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
+		TemplateStatus: tmplStatus, Category: category, Status: status, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
 	}, nil
 }
 
@@ -108,7 +113,7 @@ func (r campaignRow) toDomain() (domain.Campaign, error) {
 func (s *Store) CreateCampaign(ctx context.Context, c domain.Campaign) error {
 	const q = `INSERT INTO campaigns (` + campaignColumns + `)
 VALUES (:id, :workspace_id, :name, :template_name, :language, :header_format, :header_text, :body, :footer,
-:placeholders, :template_status, :status, :created_at, :updated_at)`
+:placeholders, :template_status, :category, :status, :created_at, :updated_at)`
 	row, err := toCampaignRow(c)
 	if err == nil {
 		_, err = s.exec(ctx, q, row)
@@ -175,7 +180,7 @@ func (s *Store) UpdateCampaign(ctx context.Context, ws domain.WorkspaceID, id do
 	const qUpdate = `UPDATE campaigns
 SET name = :name, template_name = :template_name, language = :language, header_format = :header_format,
     header_text = :header_text, body = :body, footer = :footer, placeholders = :placeholders,
-    template_status = :template_status, status = :status, created_at = :created_at, updated_at = :updated_at
+    template_status = :template_status, category = :category, status = :status, created_at = :created_at, updated_at = :updated_at
 WHERE workspace_id = :workspace_id AND id = :id`
 	var c domain.Campaign
 	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {

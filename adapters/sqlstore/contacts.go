@@ -23,6 +23,8 @@ type contactRow struct {
 	Tags            jsonText   `db:"tags"`
 	OptedOut        bool       `db:"opted_out"`
 	OptOutChangedAt nullTime   `db:"opt_out_changed_at"`
+	MarketingStop   bool       `db:"marketing_stopped"`
+	MarketingAt     nullTime   `db:"marketing_changed_at"`
 	WaID            string     `db:"wa_id"`
 	ProfileName     string     `db:"profile_name"`
 	NumberKey       nullString `db:"number_key"`
@@ -35,13 +37,13 @@ type contactRow struct {
 }
 
 const contactColumns = `id, workspace_id, mode, conversation_id, phone_number, name, email, attributes, tags, opted_out,
-opt_out_changed_at, wa_id, profile_name, number_key, user_id, parent_user_id, username, created_at, updated_at,
-last_message_at`
+opt_out_changed_at, marketing_stopped, marketing_changed_at, wa_id, profile_name, number_key, user_id, parent_user_id,
+username, created_at, updated_at, last_message_at`
 
 // contactValues are the named parameters of contactColumns, in order.
 const contactValues = `:id, :workspace_id, :mode, :conversation_id, :phone_number, :name, :email, :attributes, :tags,
-:opted_out, :opt_out_changed_at, :wa_id, :profile_name, :number_key, :user_id, :parent_user_id, :username, :created_at,
-:updated_at, :last_message_at`
+:opted_out, :opt_out_changed_at, :marketing_stopped, :marketing_changed_at, :wa_id, :profile_name, :number_key, :user_id,
+:parent_user_id, :username, :created_at, :updated_at, :last_message_at`
 
 func toContactRow(c domain.Contact) (contactRow, error) {
 	attrs, err := toJSON(c.Attributes)
@@ -55,7 +57,8 @@ func toContactRow(c domain.Contact) (contactRow, error) {
 	return contactRow{
 		ID: string(c.ID), WorkspaceID: string(c.Workspace), Mode: c.Mode.String(), ConversationID: string(c.ConversationID),
 		PhoneNumber: c.Phone.String(), Name: c.Name, Email: c.Email, Attributes: attrs, Tags: tags,
-		OptedOut: c.OptedOut, OptOutChangedAt: newNullTime(c.OptOutChangedAt), WaID: c.WaID,
+		OptedOut: c.OptedOut, OptOutChangedAt: newNullTime(c.OptOutChangedAt),
+		MarketingStop: c.Marketing.Stopped, MarketingAt: newNullTime(c.Marketing.ChangedAt), WaID: c.WaID,
 		ProfileName: c.ProfileName, NumberKey: nullString(c.NumberKey()), UserID: nullString(c.UserID),
 		ParentUserID: c.ParentUserID, Username: c.Username,
 		CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt), LastMessageAt: newNullTime(c.LastMessageAt),
@@ -82,6 +85,7 @@ func (r contactRow) toDomain() (domain.Contact, error) {
 		Name:           r.Name, Email: r.Email, Attributes: attrs, Tags: tags, OptedOut: r.OptedOut,
 		OptOutChangedAt: r.OptOutChangedAt.ptr(), WaID: r.WaID, ProfileName: r.ProfileName,
 		UserID: string(r.UserID), ParentUserID: r.ParentUserID, Username: r.Username,
+		Marketing: domain.MarketingPreference{Stopped: r.MarketingStop, ChangedAt: r.MarketingAt.ptr()},
 		CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(), LastMessageAt: r.LastMessageAt.ptr(),
 	}, nil
 }
@@ -108,7 +112,8 @@ func (s *Store) SaveContacts(ctx context.Context, cs ...domain.Contact) error {
 ON CONFLICT (id) DO UPDATE
 SET phone_number = excluded.phone_number, name = excluded.name, email = excluded.email,
     attributes = excluded.attributes, tags = excluded.tags, opted_out = excluded.opted_out,
-    opt_out_changed_at = excluded.opt_out_changed_at, wa_id = excluded.wa_id, profile_name = excluded.profile_name,
+    opt_out_changed_at = excluded.opt_out_changed_at, marketing_stopped = excluded.marketing_stopped,
+    marketing_changed_at = excluded.marketing_changed_at, wa_id = excluded.wa_id, profile_name = excluded.profile_name,
     number_key = excluded.number_key, user_id = excluded.user_id, parent_user_id = excluded.parent_user_id,
     username = excluded.username, created_at = excluded.created_at, updated_at = excluded.updated_at, last_message_at = excluded.last_message_at
 WHERE contacts.workspace_id = excluded.workspace_id AND contacts.mode = excluded.mode`
@@ -334,7 +339,8 @@ func (s *Store) UpdateContact(ctx context.Context, ws domain.WorkspaceID, id dom
 func (s *Store) updateContact(ctx context.Context, qGet string, arg map[string]any, fn func(*domain.Contact) error) (domain.Contact, error) {
 	const qUpdate = `UPDATE contacts
 SET phone_number = :phone_number, name = :name, email = :email, attributes = :attributes, tags = :tags,
-    opted_out = :opted_out, opt_out_changed_at = :opt_out_changed_at, wa_id = :wa_id,
+    opted_out = :opted_out, opt_out_changed_at = :opt_out_changed_at, marketing_stopped = :marketing_stopped,
+    marketing_changed_at = :marketing_changed_at, wa_id = :wa_id,
     profile_name = :profile_name, number_key = :number_key, user_id = :user_id, parent_user_id = :parent_user_id,
     username = :username, created_at = :created_at, updated_at = :updated_at, last_message_at = :last_message_at
 WHERE workspace_id = :workspace_id AND id = :id`

@@ -31,6 +31,7 @@ type messageRow struct {
 	WaID           string        `db:"wa_id"`
 	FailureCode    sql.NullInt64 `db:"failure_code"`
 	FailureTitle   nullString    `db:"failure_title"`
+	FailureHerald  string        `db:"failure_herald_code"`
 	Pricing        nullJSON      `db:"pricing"`
 	CreatedAt      dbTime        `db:"created_at"`
 	UpdatedAt      dbTime        `db:"updated_at"`
@@ -46,7 +47,7 @@ type messageRow struct {
 
 const messageColumns = `id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name,
 language, header_format, variables, media_header_url, media_filename, rendered_body, status, history, provider_id,
-wa_id, failure_code, failure_title, pricing, created_at, updated_at`
+wa_id, failure_code, failure_title, failure_herald_code, pricing, created_at, updated_at`
 
 // messageTimelineColumns are written with every write of a message (a claim
 // only adds sending, which no timeline column records) and read only by
@@ -129,6 +130,7 @@ func toMessageRow(m domain.Message) (messageRow, error) {
 	if m.Failure != nil {
 		row.FailureCode = sql.NullInt64{Int64: int64(m.Failure.Code), Valid: true}
 		row.FailureTitle = nullString(m.Failure.Title)
+		row.FailureHerald = string(m.Failure.HeraldCode)
 	}
 	return row, nil
 }
@@ -178,7 +180,8 @@ func (r messageRow) toDomain() (domain.Message, error) {
 		ProviderID: string(r.ProviderID), WaID: r.WaID, Pricing: pricing, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
 	}
 	if r.FailureCode.Valid {
-		m.Failure = &domain.Failure{Code: int(r.FailureCode.Int64), Title: string(r.FailureTitle)}
+		m.Failure = &domain.Failure{Code: int(r.FailureCode.Int64), Title: string(r.FailureTitle),
+			HeraldCode: domain.Code(r.FailureHerald)}
 	}
 	return m, nil
 }
@@ -189,7 +192,7 @@ func (s *Store) CreateMessages(ctx context.Context, ms ...domain.Message) error 
 	const q = `INSERT INTO messages (` + messageColumns + `, ` + messageTimelineColumns + `, due_at, attempts)
 VALUES (:id, :workspace_id, :campaign_id, :contact_id, :key_id, :mode, :phone_number, :template_name,
 :language, :header_format, :variables, :media_header_url, :media_filename, :rendered_body, :status, :history,
-:provider_id, :wa_id, :failure_code, :failure_title, :pricing, :created_at, :updated_at, :sent_at, :delivered_at, :read_at, :failed_at,
+:provider_id, :wa_id, :failure_code, :failure_title, :failure_herald_code, :pricing, :created_at, :updated_at, :sent_at, :delivered_at, :read_at, :failed_at,
 :created_at, 0)`
 	if len(ms) == 0 {
 		return nil
@@ -308,7 +311,7 @@ SET key_id = :key_id, mode = :mode, phone_number = :phone_number, template_name 
     language = :language, header_format = :header_format, variables = :variables,
     media_header_url = :media_header_url, media_filename = :media_filename, rendered_body = :rendered_body, status = :status,
     history = :history, provider_id = :provider_id, wa_id = :wa_id, failure_code = :failure_code,
-    failure_title = :failure_title, pricing = :pricing, created_at = :created_at, updated_at = :updated_at,
+    failure_title = :failure_title, failure_herald_code = :failure_herald_code, pricing = :pricing, created_at = :created_at, updated_at = :updated_at,
     sent_at = :sent_at, delivered_at = :delivered_at, read_at = :read_at, failed_at = :failed_at
 WHERE workspace_id = :workspace_id AND id = :id`
 	row, err := toMessageRow(m)
@@ -323,22 +326,23 @@ WHERE workspace_id = :workspace_id AND id = :id`
 }
 
 // CountFailuresByCode counts a campaign's failed messages per provider
-// error code, 0 for failures without one.
-func (s *Store) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[int]int, error) {
-	const q = `SELECT COALESCE(failure_code, 0) AS code, count(*) AS n FROM messages
+// error code, 0 for failures without one, and Herald's own code.
+func (s *Store) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.FailureKey]int, error) {
+	const q = `SELECT COALESCE(failure_code, 0) AS code, failure_herald_code, count(*) AS n FROM messages
 WHERE workspace_id = :workspace_id AND campaign_id = :campaign_id AND status = 'failed' AND (:mode = '' OR mode = :mode)
-GROUP BY COALESCE(failure_code, 0)`
+GROUP BY COALESCE(failure_code, 0), failure_herald_code`
 	var rows []struct {
-		Code int `db:"code"`
-		N    int `db:"n"`
+		Code   int    `db:"code"`
+		Herald string `db:"failure_herald_code"`
+		N      int    `db:"n"`
 	}
 	arg := map[string]any{"workspace_id": string(ws), "campaign_id": string(id), "mode": mode.String()}
 	if err := s.selectAll(ctx, &rows, q, arg); err != nil {
 		return nil, s.fail("count failures", err, nil)
 	}
-	out := make(map[int]int, len(rows))
+	out := make(map[domain.FailureKey]int, len(rows))
 	for _, r := range rows {
-		out[r.Code] = r.N
+		out[domain.FailureKey{Code: r.Code, HeraldCode: domain.Code(r.Herald)}] = r.N
 	}
 	return out, nil
 }

@@ -55,7 +55,8 @@ import (
 //     unless it can be restored; a comment under "-- +goose Down" says so.
 //     A file without a "-- +goose Down" line cannot be undone: MigrateDown
 //     refuses it and names it. Undoing 0001_init would drop every table, so
-//     it has none; nor has 0009_modes, whose opening comments say why.
+//     it has none; nor have 0009_modes and 0010_whatsapp_identities, whose
+//     opening comments say why.
 //   - No "-- +goose NO TRANSACTION" and no "-- +goose ENVSUB ON": every
 //     migration runs in one transaction, as written.
 //

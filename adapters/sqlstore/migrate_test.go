@@ -101,7 +101,7 @@ func migrateBeforeGoose(t *testing.T, db *sqlx.DB, d sqlstore.Dialect, until int
 // their unexported fields, nil and empty alike, times as instants.
 var domainValues = gocmp.Options{
 	gocmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{}, domain.HeaderFormat{},
-		domain.CampaignStatus{}, domain.MessageStatus{}, domain.TemplateStatus{}),
+		domain.CampaignStatus{}, domain.MessageStatus{}, domain.TemplateStatus{}, domain.TemplateCategory{}),
 	cmpopts.EquateEmpty(),
 	cmpopts.EquateApproxTime(0),
 }

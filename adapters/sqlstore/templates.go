@@ -167,3 +167,13 @@ WHERE account = :account AND name = :name AND language = :language`
 	_, err := s.exec(ctx, q, arg)
 	return s.fail("set template status", err, nil)
 }
+
+// SetTemplateCategory records Meta's new category of one of the account's
+// templates; an unknown template stays unknown.
+func (s *Store) SetTemplateCategory(ctx context.Context, account, name, language string, category domain.TemplateCategory) error {
+	const q = `UPDATE templates SET category = :category
+WHERE account = :account AND name = :name AND language = :language`
+	arg := map[string]any{"account": account, "name": name, "language": domain.CanonicalLanguage(language), "category": category.String()}
+	_, err := s.exec(ctx, q, arg)
+	return s.fail("set template category", err, nil)
+}

@@ -51,3 +51,9 @@ func TemplateStatusFor(code int) domain.TemplateStatus {
 	}
 	return domain.TemplateStatus{}
 }
+
+// MarketingStopped says whether an error code is Meta's refusal of a
+// marketing template to a user who stopped the business's marketing
+// messages (131050): what the user_preferences webhook reports, told by a
+// send instead.
+func MarketingStopped(code int) bool { return code == 131050 }

@@ -114,7 +114,7 @@ func metaError(status int, raw []byte) *ports.SendError {
 	code, _ := e.Error.Code.Int64()
 	class, retryAfter := Classify(int(code), status, e.Error.IsTransient)
 	return &ports.SendError{Class: class, Code: int(code), Title: title(e.Error.Message),
-		RetryAfter: retryAfter, TemplateStatus: TemplateStatusFor(int(code)),
+		RetryAfter: retryAfter, TemplateStatus: TemplateStatusFor(int(code)), MarketingStopped: MarketingStopped(int(code)),
 		Err: fmt.Errorf("whatsapp: HTTP %d, fbtrace_id %s", status, e.Error.FBTraceID)}
 }
 

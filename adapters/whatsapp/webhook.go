@@ -206,6 +206,10 @@ func (d *decoder) entry(at string, raw json.RawMessage) {
 			d.messages(at, c.Value)
 		case "message_template_status_update":
 			d.templateStatus(at, e.ID, e.Time.t, c.Value)
+		case "user_preferences":
+			d.userPreferences(at, c.Value)
+		case "template_category_update":
+			d.templateCategory(at, e.ID, e.Time.t, c.Value)
 		default:
 			d.skip(at, "field %q is not handled", short(c.Field))
 		}
@@ -271,6 +275,7 @@ func (d *decoder) status(at, number string, raw json.RawMessage, contacts []doma
 	}
 	if status == domain.StatusFailed && len(s.Errors) > 0 {
 		e.Failure = readFailure(s.Errors[0])
+		e.MarketingStopped = e.Failure != nil && MarketingStopped(e.Failure.Code)
 	}
 	d.batch.Statuses = append(d.batch.Statuses, e)
 }

@@ -604,8 +604,8 @@ func TestStatusesFromTheFakeDecode(t *testing.T) {
 			Pricing: &domain.Pricing{Model: "PMP", Type: "regular", Category: "marketing", Billable: true},
 			Number:  fake.PhoneNumberID, Recipient: recipient},
 		{MessageID: msgID, ProviderID: res.ProviderID, Status: domain.StatusFailed, At: sent.Add(time.Second),
-			Failure: &domain.Failure{Code: 131050, Title: "Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business."},
-			Number:  fake.PhoneNumberID, Recipient: recipient},
+			Failure:          &domain.Failure{Code: 131050, Title: "Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business."},
+			MarketingStopped: true, Number: fake.PhoneNumberID, Recipient: recipient},
 	}
 	if d := cmp.Diff(want, got, batchOp); d != "" {
 		t.Errorf("statuses (-want +got):\n%s", d)

@@ -24,6 +24,7 @@ type campaignJSON struct {
 	TemplateName   string            `json:"templateName"`
 	Language       string            `json:"language"`
 	TemplateStatus string            `json:"templateStatus,omitempty"`
+	Category       string            `json:"category,omitempty"`
 	HeaderFormat   string            `json:"headerFormat"`
 	Body           string            `json:"body"`
 	Placeholders   []placeholderJSON `json:"placeholders"`
@@ -33,7 +34,7 @@ type campaignJSON struct {
 
 func toCampaignJSON(c domain.Campaign) campaignJSON {
 	out := campaignJSON{ID: string(c.ID), Name: c.Name, Status: c.Status.String(), TemplateName: c.Template.Name,
-		Language: c.Template.Language, TemplateStatus: c.TemplateStatus.String(),
+		Language: c.Template.Language, TemplateStatus: c.TemplateStatus.String(), Category: c.Category.String(),
 		HeaderFormat: c.Template.HeaderFormat.String(), Body: c.Template.Body,
 		Placeholders: make([]placeholderJSON, len(c.Template.Placeholders)), WorkspaceID: string(c.Workspace),
 		CreatedAt: c.CreatedAt.Format("2006-01-02T15:04:05.999999Z07:00")}
@@ -52,9 +53,10 @@ func newCampaignsCmd(e *env) *cobra.Command {
 
 func newCampaignsCreateCmd(e *env) *cobra.Command {
 	var (
-		c      app.CreateCampaign
-		header string
-		out    output
+		c        app.CreateCampaign
+		header   string
+		category string
+		out      output
 	)
 	cmd := &cobra.Command{
 		Use:   "create --name N --template-name T --language L",
@@ -62,7 +64,11 @@ func newCampaignsCreateCmd(e *env) *cobra.Command {
 		Long: "Creates a campaign: a WhatsApp template and what each of its placeholders means.\n\n" +
 			"Without --body the campaign takes the header, body and footer of the synced template of that\n" +
 			"name and language (herald campaigns sync-templates). With --body the template is defined here,\n" +
-			"for the sandbox or before Meta has reviewed it.",
+			"for the sandbox or before Meta has reviewed it.\n\n" +
+			"The template's category decides who still receives it: a contact who stopped the business's\n" +
+			"marketing messages on WhatsApp gets utility and authentication templates, not marketing ones.\n" +
+			"A synced template has Meta's category; --category gives one to a template defined here, and\n" +
+			"without a category a template counts as marketing.",
 		Example: "  export CAMPAIGN=$(herald campaigns create --name Welcome --template-name welcome --language en_US \\\n" +
 			"      --body 'Hi {{1}}, your code is {{2}}' --variable-label 'First name' --variable-label Code --activate -q)",
 		Args: noArgs,
@@ -85,6 +91,13 @@ func newCampaignsCreateCmd(e *env) *cobra.Command {
 				return usagef("--header-format must be none, text, image, video or document")
 			}
 			c.HeaderFormat = hf
+		}
+		if category != "" {
+			cat, err := domain.ParseTemplateCategory(category)
+			if err != nil || cat != domain.CategoryMarketing && cat != domain.CategoryUtility && cat != domain.CategoryAuthentication {
+				return usagef("--category must be marketing, utility or authentication")
+			}
+			c.Category = cat
 		}
 		var h *app.CreateCampaignHandler
 		return e.withApp(func() error {
@@ -116,6 +129,8 @@ func newCampaignsCreateCmd(e *env) *cobra.Command {
 	f.StringVar(&header, "header-format", "", "none, text, image, video or document (with --body; default none)")
 	f.StringVar(&c.HeaderText, "header-text", "", "header text, for --header-format text")
 	f.StringVar(&c.Footer, "footer", "", "footer text")
+	f.StringVar(&category, "category", "",
+		"marketing, utility or authentication (a synced template has Meta's; none counts as marketing)")
 	f.StringArrayVar(&c.VariableLabels, "variable-label", nil, "what {{n}} means, as a `label`; repeat in placeholder order")
 	f.BoolVar(&c.Activate, "activate", false, "activate the campaign at once")
 	workspaceFlag(cmd, &c.Workspace)
@@ -123,6 +138,8 @@ func newCampaignsCreateCmd(e *env) *cobra.Command {
 	e.appFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("header-format", cobra.FixedCompletions(
 		[]string{"none", "text", "image", "video", "document"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("category", cobra.FixedCompletions(
+		[]string{"marketing", "utility", "authentication"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

@@ -262,6 +262,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"__complete", "keys", ""}, []string{"create", "list", "revoke"}},
 		{[]string{"__complete", "keys", "create", "--mode", ""}, []string{"test", "live"}},
 		{[]string{"__complete", "campaigns", "create", "--header-format", "i"}, []string{"image"}},
+		{[]string{"__complete", "campaigns", "create", "--category", ""}, []string{"marketing", "utility", "authentication"}},
 	} {
 		_, out, _ := c.run(tc.args...)
 		for _, w := range tc.want {

@@ -24,6 +24,9 @@ var _ ports.MessageQueue = &MessageQueueMock{}
 //			ClaimMessagesFunc: func(ctx context.Context, c ports.Claim) ([]ports.Claimed, error) {
 //				panic("mock out the ClaimMessages method")
 //			},
+//			FailQueuedMessagesFunc: func(ctx context.Context, c domain.Contact, now time.Time) ([]domain.MessageID, error) {
+//				panic("mock out the FailQueuedMessages method")
+//			},
 //			ReleaseMessageFunc: func(ctx context.Context, id domain.MessageID, owner string, attempt int, retryAt *time.Time) error {
 //				panic("mock out the ReleaseMessage method")
 //			},
@@ -40,6 +43,9 @@ type MessageQueueMock struct {
 	// ClaimMessagesFunc mocks the ClaimMessages method.
 	ClaimMessagesFunc func(ctx context.Context, c ports.Claim) ([]ports.Claimed, error)
 
+	// FailQueuedMessagesFunc mocks the FailQueuedMessages method.
+	FailQueuedMessagesFunc func(ctx context.Context, c domain.Contact, now time.Time) ([]domain.MessageID, error)
+
 	// ReleaseMessageFunc mocks the ReleaseMessage method.
 	ReleaseMessageFunc func(ctx context.Context, id domain.MessageID, owner string, attempt int, retryAt *time.Time) error
 
@@ -54,6 +60,15 @@ type MessageQueueMock struct {
 			Ctx context.Context
 			// C is the c argument value.
 			C ports.Claim
+		}
+		// FailQueuedMessages holds details about calls to the FailQueuedMessages method.
+		FailQueuedMessages []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// C is the c argument value.
+			C domain.Contact
+			// Now is the now argument value.
+			Now time.Time
 		}
 		// ReleaseMessage holds details about calls to the ReleaseMessage method.
 		ReleaseMessage []struct {
@@ -80,9 +95,10 @@ type MessageQueueMock struct {
 			Until time.Time
 		}
 	}
-	lockClaimMessages  sync.RWMutex
-	lockReleaseMessage sync.RWMutex
-	lockRenewLeases    sync.RWMutex
+	lockClaimMessages      sync.RWMutex
+	lockFailQueuedMessages sync.RWMutex
+	lockReleaseMessage     sync.RWMutex
+	lockRenewLeases        sync.RWMutex
 }
 
 // ClaimMessages calls ClaimMessagesFunc.
@@ -118,6 +134,46 @@ func (mock *MessageQueueMock) ClaimMessagesCalls() []struct {
 	mock.lockClaimMessages.RLock()
 	calls = mock.calls.ClaimMessages
 	mock.lockClaimMessages.RUnlock()
+	return calls
+}
+
+// FailQueuedMessages calls FailQueuedMessagesFunc.
+func (mock *MessageQueueMock) FailQueuedMessages(ctx context.Context, c domain.Contact, now time.Time) ([]domain.MessageID, error) {
+	if mock.FailQueuedMessagesFunc == nil {
+		panic("MessageQueueMock.FailQueuedMessagesFunc: method is nil but MessageQueue.FailQueuedMessages was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		C   domain.Contact
+		Now time.Time
+	}{
+		Ctx: ctx,
+		C:   c,
+		Now: now,
+	}
+	mock.lockFailQueuedMessages.Lock()
+	mock.calls.FailQueuedMessages = append(mock.calls.FailQueuedMessages, callInfo)
+	mock.lockFailQueuedMessages.Unlock()
+	return mock.FailQueuedMessagesFunc(ctx, c, now)
+}
+
+// FailQueuedMessagesCalls gets all the calls that were made to FailQueuedMessages.
+// Check the length with:
+//
+//	len(mockedMessageQueue.FailQueuedMessagesCalls())
+func (mock *MessageQueueMock) FailQueuedMessagesCalls() []struct {
+	Ctx context.Context
+	C   domain.Contact
+	Now time.Time
+} {
+	var calls []struct {
+		Ctx context.Context
+		C   domain.Contact
+		Now time.Time
+	}
+	mock.lockFailQueuedMessages.RLock()
+	calls = mock.calls.FailQueuedMessages
+	mock.lockFailQueuedMessages.RUnlock()
 	return calls
 }
 

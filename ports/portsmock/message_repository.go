@@ -21,7 +21,7 @@ var _ ports.MessageRepository = &MessageRepositoryMock{}
 //
 //		// make and configure a mocked ports.MessageRepository
 //		mockedMessageRepository := &MessageRepositoryMock{
-//			CountFailuresByCodeFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[int]int, error) {
+//			CountFailuresByCodeFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.FailureKey]int, error) {
 //				panic("mock out the CountFailuresByCode method")
 //			},
 //			CountMessagesByStatusFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.MessageStatus]int, error) {
@@ -62,7 +62,7 @@ var _ ports.MessageRepository = &MessageRepositoryMock{}
 //	}
 type MessageRepositoryMock struct {
 	// CountFailuresByCodeFunc mocks the CountFailuresByCode method.
-	CountFailuresByCodeFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[int]int, error)
+	CountFailuresByCodeFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.FailureKey]int, error)
 
 	// CountMessagesByStatusFunc mocks the CountMessagesByStatus method.
 	CountMessagesByStatusFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.MessageStatus]int, error)
@@ -220,7 +220,7 @@ type MessageRepositoryMock struct {
 }
 
 // CountFailuresByCode calls CountFailuresByCodeFunc.
-func (mock *MessageRepositoryMock) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[int]int, error) {
+func (mock *MessageRepositoryMock) CountFailuresByCode(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.FailureKey]int, error) {
 	if mock.CountFailuresByCodeFunc == nil {
 		panic("MessageRepositoryMock.CountFailuresByCodeFunc: method is nil but MessageRepository.CountFailuresByCode was just called")
 	}

@@ -29,6 +29,9 @@ var _ ports.TemplateRepository = &TemplateRepositoryMock{}
 //			ReplaceTemplatesFunc: func(ctx context.Context, account string, ts []domain.SyncedTemplate) error {
 //				panic("mock out the ReplaceTemplates method")
 //			},
+//			SetTemplateCategoryFunc: func(ctx context.Context, account string, name string, language string, category domain.TemplateCategory) error {
+//				panic("mock out the SetTemplateCategory method")
+//			},
 //			SetTemplateStatusFunc: func(ctx context.Context, account string, name string, language string, status domain.TemplateStatus) error {
 //				panic("mock out the SetTemplateStatus method")
 //			},
@@ -47,6 +50,9 @@ type TemplateRepositoryMock struct {
 
 	// ReplaceTemplatesFunc mocks the ReplaceTemplates method.
 	ReplaceTemplatesFunc func(ctx context.Context, account string, ts []domain.SyncedTemplate) error
+
+	// SetTemplateCategoryFunc mocks the SetTemplateCategory method.
+	SetTemplateCategoryFunc func(ctx context.Context, account string, name string, language string, category domain.TemplateCategory) error
 
 	// SetTemplateStatusFunc mocks the SetTemplateStatus method.
 	SetTemplateStatusFunc func(ctx context.Context, account string, name string, language string, status domain.TemplateStatus) error
@@ -80,6 +86,19 @@ type TemplateRepositoryMock struct {
 			// Ts is the ts argument value.
 			Ts []domain.SyncedTemplate
 		}
+		// SetTemplateCategory holds details about calls to the SetTemplateCategory method.
+		SetTemplateCategory []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Account is the account argument value.
+			Account string
+			// Name is the name argument value.
+			Name string
+			// Language is the language argument value.
+			Language string
+			// Category is the category argument value.
+			Category domain.TemplateCategory
+		}
 		// SetTemplateStatus holds details about calls to the SetTemplateStatus method.
 		SetTemplateStatus []struct {
 			// Ctx is the ctx argument value.
@@ -94,10 +113,11 @@ type TemplateRepositoryMock struct {
 			Status domain.TemplateStatus
 		}
 	}
-	lockGetTemplate       sync.RWMutex
-	lockListTemplates     sync.RWMutex
-	lockReplaceTemplates  sync.RWMutex
-	lockSetTemplateStatus sync.RWMutex
+	lockGetTemplate         sync.RWMutex
+	lockListTemplates       sync.RWMutex
+	lockReplaceTemplates    sync.RWMutex
+	lockSetTemplateCategory sync.RWMutex
+	lockSetTemplateStatus   sync.RWMutex
 }
 
 // GetTemplate calls GetTemplateFunc.
@@ -217,6 +237,54 @@ func (mock *TemplateRepositoryMock) ReplaceTemplatesCalls() []struct {
 	mock.lockReplaceTemplates.RLock()
 	calls = mock.calls.ReplaceTemplates
 	mock.lockReplaceTemplates.RUnlock()
+	return calls
+}
+
+// SetTemplateCategory calls SetTemplateCategoryFunc.
+func (mock *TemplateRepositoryMock) SetTemplateCategory(ctx context.Context, account string, name string, language string, category domain.TemplateCategory) error {
+	if mock.SetTemplateCategoryFunc == nil {
+		panic("TemplateRepositoryMock.SetTemplateCategoryFunc: method is nil but TemplateRepository.SetTemplateCategory was just called")
+	}
+	callInfo := struct {
+		Ctx      context.Context
+		Account  string
+		Name     string
+		Language string
+		Category domain.TemplateCategory
+	}{
+		Ctx:      ctx,
+		Account:  account,
+		Name:     name,
+		Language: language,
+		Category: category,
+	}
+	mock.lockSetTemplateCategory.Lock()
+	mock.calls.SetTemplateCategory = append(mock.calls.SetTemplateCategory, callInfo)
+	mock.lockSetTemplateCategory.Unlock()
+	return mock.SetTemplateCategoryFunc(ctx, account, name, language, category)
+}
+
+// SetTemplateCategoryCalls gets all the calls that were made to SetTemplateCategory.
+// Check the length with:
+//
+//	len(mockedTemplateRepository.SetTemplateCategoryCalls())
+func (mock *TemplateRepositoryMock) SetTemplateCategoryCalls() []struct {
+	Ctx      context.Context
+	Account  string
+	Name     string
+	Language string
+	Category domain.TemplateCategory
+} {
+	var calls []struct {
+		Ctx      context.Context
+		Account  string
+		Name     string
+		Language string
+		Category domain.TemplateCategory
+	}
+	mock.lockSetTemplateCategory.RLock()
+	calls = mock.calls.SetTemplateCategory
+	mock.lockSetTemplateCategory.RUnlock()
 	return calls
 }
 

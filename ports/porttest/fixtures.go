@@ -248,7 +248,8 @@ func NewSession(t testing.TB, o domain.Operator, now time.Time) domain.Session {
 // in UTC.
 var cmpOptions = cmp.Options{
 	cmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{}, domain.HeaderFormat{},
-		domain.CampaignStatus{}, domain.MessageStatus{}, domain.Direction{}, domain.TemplateStatus{}),
+		domain.CampaignStatus{}, domain.MessageStatus{}, domain.Direction{}, domain.TemplateStatus{},
+		domain.TemplateCategory{}),
 	cmpopts.EquateEmpty(),
 	cmp.Comparer(func(a, b time.Time) bool {
 		return a.Equal(b) && a.Location().String() == b.Location().String()
@@ -412,6 +413,7 @@ func cloneContact(c domain.Contact) domain.Contact {
 	c.Tags = slices.Clone(c.Tags)
 	c.LastMessageAt = clonePtr(c.LastMessageAt)
 	c.OptOutChangedAt = clonePtr(c.OptOutChangedAt)
+	c.Marketing.ChangedAt = clonePtr(c.Marketing.ChangedAt)
 	return c
 }
 

@@ -1,6 +1,7 @@
 package porttest
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/heraldhq/herald/ports"
@@ -14,6 +15,7 @@ type Store interface {
 	ports.CampaignRepository
 	ports.TemplateRepository
 	ports.ContactRepository
+	ports.OptOutReader
 	ports.MessageRepository
 	ports.MessageQueue
 	ports.ConversationRepository
@@ -55,7 +57,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 	s := newStore(t)
 
 	t.Run("Queue", func(t *testing.T) {
-		for _, tc := range queueTests {
+		for _, tc := range slices.Concat(queueTests, optOutQueueTests) {
 			t.Run(tc.name, func(t *testing.T) { tc.run(t, s) })
 		}
 	})
@@ -74,6 +76,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Messages", messageTests},
 		{"Conversations", conversationTests},
 		{"Modes", modeTests},
+		{"Marketing", marketingTests},
 		{"Webhooks", webhookTests},
 		{"SendGuards", sendGuardTests},
 		{"Operators", operatorTests},

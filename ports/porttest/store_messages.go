@@ -399,16 +399,15 @@ func testMessageCountByStatus(t *testing.T, s Store) {
 }
 
 // CountFailuresByCode counts one campaign's failed messages per code, with
-// 0 for failures without one; other statuses and campaigns are not counted.
+// 0 for failures without one, and Herald's own code apart; other statuses
+// and campaigns are not counted.
 func testMessageCountFailuresByCode(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	c, other, ct := f.campaign(), f.campaign(), f.contact()
-	for _, code := range []int{131026, 131026, 131049, 0} {
+	optedOut := &domain.Failure{Title: domain.OptedOutTitle, HeraldCode: domain.CodeContactOptedOut}
+	for _, failure := range []*domain.Failure{{Code: 131026, Title: "t"}, {Code: 131026, Title: "t"},
+		{Code: 131049, Title: "t"}, nil, optedOut, optedOut} {
 		m := f.message(c, ct)
-		var failure *domain.Failure
-		if code != 0 {
-			failure = &domain.Failure{Code: code, Title: "t"}
-		}
 		f.advance(m.ID, domain.StatusFailed, m.CreatedAt.Add(time.Millisecond), failure)
 	}
 	sent := f.message(c, ct)
@@ -420,7 +419,8 @@ func testMessageCountFailuresByCode(t *testing.T, s Store) {
 	if err != nil {
 		t.Fatalf("CountFailuresByCode: %v", err)
 	}
-	mustEqual(t, "failures by code", map[int]int{131026: 2, 131049: 1, 0: 1}, got)
+	mustEqual(t, "failures by code", map[domain.FailureKey]int{{Code: 131026}: 2, {Code: 131049}: 1, {}: 1,
+		{HeraldCode: domain.CodeContactOptedOut}: 2}, got)
 	got, err = s.CountFailuresByCode(f.ctx, f.otherWorkspace(), c.ID, domain.KeyMode{})
 	if err != nil || len(got) != 0 {
 		t.Fatalf("failures seen from another workspace: %v %v", got, err)

@@ -222,16 +222,16 @@ func testModeCounts(t *testing.T, s Store) {
 	for _, tc := range []struct {
 		mode     domain.KeyMode
 		counts   map[domain.MessageStatus]int
-		failures map[int]int
+		failures map[domain.FailureKey]int
 		timeline map[domain.MessageStatus]int
 	}{
-		{domain.ModeLive, map[domain.MessageStatus]int{domain.StatusRead: 1, domain.StatusFailed: 1}, map[int]int{131026: 1},
+		{domain.ModeLive, map[domain.MessageStatus]int{domain.StatusRead: 1, domain.StatusFailed: 1}, map[domain.FailureKey]int{{Code: 131026}: 1},
 			map[domain.MessageStatus]int{domain.StatusQueued: 2, domain.StatusSent: 1, domain.StatusDelivered: 1,
 				domain.StatusRead: 1, domain.StatusFailed: 1}},
-		{domain.ModeTest, map[domain.MessageStatus]int{domain.StatusQueued: 1, domain.StatusFailed: 2}, map[int]int{131049: 2},
+		{domain.ModeTest, map[domain.MessageStatus]int{domain.StatusQueued: 1, domain.StatusFailed: 2}, map[domain.FailureKey]int{{Code: 131049}: 2},
 			map[domain.MessageStatus]int{domain.StatusQueued: 3, domain.StatusFailed: 2}},
 		{domain.KeyMode{}, map[domain.MessageStatus]int{domain.StatusRead: 1, domain.StatusQueued: 1, domain.StatusFailed: 3},
-			map[int]int{131026: 1, 131049: 2}, map[domain.MessageStatus]int{domain.StatusQueued: 5, domain.StatusSent: 1,
+			map[domain.FailureKey]int{{Code: 131026}: 1, {Code: 131049}: 2}, map[domain.MessageStatus]int{domain.StatusQueued: 5, domain.StatusSent: 1,
 				domain.StatusDelivered: 1, domain.StatusRead: 1, domain.StatusFailed: 3}},
 	} {
 		what := "mode " + tc.mode.String()

@@ -93,7 +93,7 @@ func TestThreeDispatchersSendEachMessageOnce(t *testing.T) {
 	var running sync.WaitGroup
 	for range instances {
 		st := openStore(t, url)
-		dsp := app.NewDispatcher(st, st, app.Senders{Live: sender, Sandbox: sender}, clock, system.NewIDs(), nil,
+		dsp := app.NewDispatcher(st, st, st, st, app.Senders{Live: sender, Sandbox: sender}, clock, system.NewIDs(), nil,
 			app.Config{DispatchBatch: 50, DispatchPoll: 10 * time.Millisecond, LeaseDuration: time.Minute}, app.NewObserver(nil))
 		running.Add(1)
 		go func() { defer running.Done(); dsp.Run(runCtx) }()

@@ -84,7 +84,7 @@ func TestDatabaseOutage(t *testing.T) {
 	cfg := app.Config{DispatchPoll: 20 * time.Millisecond, LeaseDuration: 2 * time.Second}
 	wake := app.NewWakeup()
 	sender := &recordingSender{sent: map[domain.MessageID]bool{}, more: make(chan struct{}, 1)}
-	dispatcher := app.NewDispatcher(st, st, app.Senders{Live: sender, Sandbox: sender}, clock, ids, wake, cfg, obs)
+	dispatcher := app.NewDispatcher(st, st, st, st, app.Senders{Live: sender, Sandbox: sender}, clock, ids, wake, cfg, obs)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { dispatcher.Run(runCtx); close(done) }()

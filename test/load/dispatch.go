@@ -71,7 +71,7 @@ func dispatchRun(dir string, n, mps, concurrency int, latency time.Duration) err
 	live := whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, PhoneNumberID: fake.PhoneNumberID})
 	sb := sandbox.New(app.NewRecordStatusEventHandler(st, clock, obs), clock, sandbox.Config{}, nil)
 	defer sb.Close()
-	dsp := app.NewDispatcher(st, st, app.Senders{Live: live, Sandbox: sb}, clock, ids, nil,
+	dsp := app.NewDispatcher(st, st, st, st, app.Senders{Live: live, Sandbox: sb}, clock, ids, nil,
 		app.Config{LiveMPS: mps, DispatchConcurrency: concurrency, DispatchBatch: 200, DispatchPoll: 10 * time.Millisecond}, obs)
 
 	cpu0 := cpustat.Self()
