@@ -27,7 +27,9 @@ func newForeignNumbers(ours ports.BusinessNumbers) *foreignNumbers {
 
 // split keeps the batch's items for Herald's numbers and counts the others
 // per number. Template status and category changes name no number (they
-// concern the business account) and are kept.
+// concern the business account) and are kept. A field added to the batch
+// must be kept here too (webhook_batch_internal_test.go fails when one is
+// not).
 func (f *foreignNumbers) split(b ports.WebhookBatch) (ports.WebhookBatch, map[string]int) {
 	var foreign map[string]int
 	ours := func(number string) bool {

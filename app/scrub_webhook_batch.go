@@ -10,6 +10,9 @@ import (
 // is kept. Herald cannot refuse what Meta reports, and PostgreSQL refuses
 // NUL even in a query's parameters, so one NUL in one message would
 // otherwise fail every item that carries it on one engine and not another.
+// Each list is rebuilt item by item: a field added to the batch or to an
+// item must be copied here (webhook_batch_internal_test.go fails when one
+// is not).
 func scrubWebhookBatch(b ports.WebhookBatch) ports.WebhookBatch {
 	s := domain.ScrubText
 	out := ports.WebhookBatch{Skipped: b.Skipped}
