@@ -101,7 +101,8 @@ func replayed(id string, applied bool, attempts int, errText string, counts map[
 	if errText != "" {
 		m["error"] = errText
 	}
-	for _, f := range []string{"statuses", "parked", "inbound", "optedOut", "optedIn", "templates"} {
+	for _, f := range []string{"statuses", "parked", "inbound", "optedOut", "optedIn", "templates", "identities", "foreign",
+		"marketingStopped", "marketingResumed", "categories", "queuedFailed"} {
 		m[f] = float64(counts[f])
 	}
 	return m
@@ -266,6 +267,57 @@ func TestWebhooksReplayExitsZeroWhenAllApply(t *testing.T) {
 	code, out, _ := c.run("webhooks", "replay", "--since", since)
 	if code != 0 || lastLine(out) != "2 event(s) replayed, 0 failed." || strings.Contains(out, "failed:") {
 		t.Errorf("webhooks replay --since: exit %d\n%s", code, out)
+	}
+}
+
+// TestWebhooksReplayReportsIdentitiesAndMarketing: the report of each event
+// counts what WhatsApp identities and marketing opt-outs did, in JSON and in
+// the table: a change of number, an item for another business number, a
+// marketing stop and resume (from a Mexican wa_id, which lands on the number
+// people type), a template category change.
+func TestWebhooksReplayReportsIdentitiesAndMarketing(t *testing.T) {
+	t.Parallel()
+	c := newWebhookCLI(t, "")
+	var camp struct{ ID, Category string }
+	c.json(&camp, "campaigns", "create", "--name", "W", "--template-name", "welcome", "--language", "en_US",
+		"--body", "Hi {{1}}", "--category", "marketing", "--activate")
+	at := time.Now().Truncate(time.Second)
+	ids := storeOnly(t, c,
+		fakemeta.InboundPayload(hookWABA, hookPhone, fakemeta.Inbound{From: "14155550100", ProfileName: "Ana", Type: "text",
+			Text: "hi", At: at}),
+		fakemeta.InboundPayload(hookWABA, hookPhone, fakemeta.Inbound{From: "14155550100", Type: "system",
+			NewWaID: "14155550199", Text: "User changed number", At: at.Add(time.Second)}),
+		fakemeta.UserPreferencesPayload(hookWABA, hookPhone, fakemeta.UserPreference{WaID: "5215512345678", Value: "stop", At: at}),
+		fakemeta.UserPreferencesPayload(hookWABA, hookPhone, fakemeta.UserPreference{WaID: "5215512345678", Value: "resume",
+			At: at.Add(time.Minute)}),
+		fakemeta.InboundPayload(hookWABA, "106540352249999", fakemeta.Inbound{From: "14155550101", Type: "text", Text: "hi", At: at}),
+		fakemeta.TemplateCategoryPayload(hookWABA, "welcome", "en_US", "MARKETING", "UTILITY", "", at, at),
+	)
+	evs, _ := c.replay(0)
+	want := []map[string]any{
+		replayed(ids[0], true, 1, "", map[string]int{"inbound": 1}),
+		replayed(ids[1], true, 1, "", map[string]int{"identities": 1}),
+		replayed(ids[2], true, 1, "", map[string]int{"marketingStopped": 1}),
+		replayed(ids[3], true, 1, "", map[string]int{"marketingResumed": 1}),
+		replayed(ids[4], true, 1, "", map[string]int{"foreign": 1}),
+		replayed(ids[5], true, 1, "", map[string]int{"categories": 1}),
+	}
+	if d := cmp.Diff(want, evs); d != "" {
+		t.Errorf("replay (-want +got):\n%s", d)
+	}
+	st := openStore(t, c)
+	cs, err := st.ListContactsByPhone(context.Background(), domain.ModeLive, domain.MustPhoneNumber("+525512345678"))
+	if err != nil || len(cs) != 1 || cs[0].Marketing.Stopped || cs[0].Marketing.ChangedAt == nil ||
+		!cs[0].Marketing.ChangedAt.Equal(at.Add(time.Minute)) {
+		t.Errorf("contacts of +525512345678: %+v (%v), want one, marketing resumed at %v", cs, err, at.Add(time.Minute))
+	}
+
+	code, out, _ := c.run("webhooks", "replay", "--id", ids[2])
+	lines := strings.Split(out, "\n")
+	if code != 0 || len(lines) < 2 || !strings.HasSuffix(strings.Join(strings.Fields(lines[0]), " "),
+		"TEMPLATES IDENTITIES FOREIGN MARKETING STOPPED MARKETING RESUMED CATEGORIES QUEUED FAILED") ||
+		!strings.HasSuffix(strings.Join(strings.Fields(lines[1]), " "), "applied 0 0 0 0 0 0 0 0 0 0 0 0") {
+		t.Errorf("webhooks replay --id %s (applied again, changing nothing): exit %d\n%s", ids[2], code, out)
 	}
 }
 

@@ -22,6 +22,19 @@ type replayedJSON struct {
 	OptedOut   int     `json:"optedOut"`
 	OptedIn    int     `json:"optedIn"`
 	Templates  int     `json:"templates"`
+	// Identities counts contacts changed by a user's change of number or
+	// user id; Foreign items for business numbers that are not Herald's
+	// (stored, not applied).
+	Identities int `json:"identities"`
+	Foreign    int `json:"foreign"`
+	// MarketingStopped and MarketingResumed count contacts who stopped or
+	// resumed marketing messages, Categories campaigns whose template
+	// category changed, QueuedFailed messages still waiting that an
+	// opt-out failed.
+	MarketingStopped int `json:"marketingStopped"`
+	MarketingResumed int `json:"marketingResumed"`
+	Categories       int `json:"categories"`
+	QueuedFailed     int `json:"queuedFailed"`
 	// NotApplied lists the event's items that could not be applied, and
 	// why; the other items were.
 	NotApplied []string `json:"notApplied"`
@@ -69,7 +82,9 @@ func newWebhooksReplayCmd(e *env) *cobra.Command {
 				ev, rep := r.Event, r.Report
 				list[i] = replayedJSON{ID: string(ev.ID), ReceivedAt: ev.ReceivedAt.Format(time.RFC3339Nano), Applied: r.Err == nil,
 					Attempts: ev.Attempts, Statuses: rep.Statuses, Parked: rep.Parked, Inbound: rep.Inbound,
-					OptedOut: rep.OptedOut, OptedIn: rep.OptedIn, Templates: rep.Templates, NotApplied: rep.Failed}
+					OptedOut: rep.OptedOut, OptedIn: rep.OptedIn, Templates: rep.Templates, Identities: rep.Identities,
+					Foreign: rep.Foreign, MarketingStopped: rep.MarketingStopped, MarketingResumed: rep.MarketingResumed,
+					Categories: rep.Categories, QueuedFailed: rep.QueuedFailed, NotApplied: rep.Failed}
 				if list[i].NotApplied == nil {
 					list[i].NotApplied = []string{}
 				}
@@ -85,7 +100,8 @@ func newWebhooksReplayCmd(e *env) *cobra.Command {
 				}
 			} else {
 				tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "EVENT\tRECEIVED\tOUTCOME\tSTATUSES\tPARKED\tINBOUND\tOPTED OUT\tOPTED IN\tTEMPLATES")
+				fmt.Fprintln(tw, "EVENT\tRECEIVED\tOUTCOME\tSTATUSES\tPARKED\tINBOUND\tOPTED OUT\tOPTED IN\tTEMPLATES\t"+
+					"IDENTITIES\tFOREIGN\tMARKETING STOPPED\tMARKETING RESUMED\tCATEGORIES\tQUEUED FAILED")
 				for _, r := range list {
 					outcome := "applied"
 					switch {
@@ -94,8 +110,9 @@ func newWebhooksReplayCmd(e *env) *cobra.Command {
 					case len(r.NotApplied) > 0:
 						outcome = fmt.Sprintf("applied but %d item(s)", len(r.NotApplied))
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", r.ID, r.ReceivedAt, outcome,
-						r.Statuses, r.Parked, r.Inbound, r.OptedOut, r.OptedIn, r.Templates)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", r.ID, r.ReceivedAt, outcome,
+						r.Statuses, r.Parked, r.Inbound, r.OptedOut, r.OptedIn, r.Templates, r.Identities, r.Foreign,
+						r.MarketingStopped, r.MarketingResumed, r.Categories, r.QueuedFailed)
 				}
 				if err := tw.Flush(); err != nil {
 					return err
