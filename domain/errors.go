@@ -43,6 +43,11 @@ const (
 	CodeSessionNotFound        Code = "session_not_found"
 	CodeOperatorNotFound       Code = "operator_not_found"
 	CodeWhatsAppNotConfigured  Code = "whatsapp_not_configured"
+	// Events to the customer's systems.
+	CodeWebhookEndpointNotFound Code = "webhook_endpoint_not_found"
+	CodeEventNotFound           Code = "event_not_found"
+	CodeInvalidWebhookURL       Code = "invalid_webhook_url"
+	CodeInvalidEventType        Code = "invalid_event_type"
 )
 
 // Codes lists every code the domain defines, so the HTTP adapter's tests can
@@ -59,6 +64,7 @@ func Codes() []Code {
 		CodeInvalidIdempotencyKey, CodeIdempotencyInFlight, CodeIdempotencyKeyReused,
 		CodeDailySendCapReached, CodeInvalidCredentials, CodeSessionNotFound, CodeOperatorNotFound,
 		CodeWhatsAppNotConfigured,
+		CodeWebhookEndpointNotFound, CodeEventNotFound, CodeInvalidWebhookURL, CodeInvalidEventType,
 	}
 }
 
@@ -120,6 +126,11 @@ var (
 	// goes to Meta, never to the sandbox.
 	ErrWhatsAppNotConfigured = &Error{Code: CodeWhatsAppNotConfigured,
 		Detail: "live messages go only to WhatsApp, and this server has no WhatsApp Cloud API number configured"}
+	// Events to the customer's systems.
+	ErrWebhookEndpointNotFound = &Error{Code: CodeWebhookEndpointNotFound, Detail: "no webhook endpoint with this id"}
+	ErrEventNotFound           = &Error{Code: CodeEventNotFound, Detail: "no event with this id"}
+	ErrInvalidWebhookURL       = &Error{Code: CodeInvalidWebhookURL}
+	ErrInvalidEventType        = &Error{Code: CodeInvalidEventType}
 )
 
 // NotFound returns the not-found error for what, keeping the sentinel's

@@ -87,16 +87,18 @@ func TestCodes(t *testing.T) {
 		domain.ErrMessageNotFound, domain.ErrKeyNotFound, domain.ErrWorkspaceNotFound, domain.ErrCampaignNotActive,
 		domain.ErrContactOptedOut, domain.ErrVariablesMismatch, domain.ErrMediaHeaderRequired, domain.ErrMediaHeaderNotAllowed,
 		domain.ErrInvalidMediaURL, domain.ErrUnsupportedMediaFmt, domain.ErrMediaUnreachable, domain.ErrInvalidParameter,
-		domain.ErrInvalidTransition, domain.ErrConflict,
+		domain.ErrInvalidTransition, domain.ErrConflict, domain.ErrWebhookEndpointNotFound, domain.ErrEventNotFound,
+		domain.ErrInvalidWebhookURL, domain.ErrInvalidEventType,
 	} {
 		if !seen[s.Code] {
 			t.Errorf("sentinel code %s is missing from Codes()", s.Code)
 		}
 	}
-	// The design's wire codes that the domain owns.
+	// The design's wire codes that the domain owns (issue 26's included).
 	for _, c := range []domain.Code{"invalid_api_key", "invalid_phone_number", "campaign_not_found", "contact_not_found",
 		"message_not_found", "campaign_not_active", "contact_opted_out", "variables_mismatch", "media_header_required",
-		"media_header_not_allowed", "invalid_media_url", "unsupported_media_format", "media_unreachable"} {
+		"media_header_not_allowed", "invalid_media_url", "unsupported_media_format", "media_unreachable",
+		"webhook_endpoint_not_found", "event_not_found", "invalid_webhook_url"} {
 		if !seen[c] {
 			t.Errorf("DESIGN's code %s is missing from Codes()", c)
 		}

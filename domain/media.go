@@ -2,13 +2,8 @@ package domain
 
 import (
 	"bytes"
-	"net"
-	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
-
-	"golang.org/x/text/width"
 )
 
 // MaxMediaURLLength bounds a media header URL.
@@ -26,20 +21,7 @@ type MediaPolicy struct {
 
 // Allows reports whether hostport ("host:port", the port always given) is
 // exempt from the private-address block.
-func (p MediaPolicy) Allows(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		return false
-	}
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	hostport = strings.ToLower(hostport)
-	for _, a := range p.AllowedHosts {
-		if a == hostport || a == host {
-			return true
-		}
-	}
-	return false
-}
+func (p MediaPolicy) Allows(hostport string) bool { return hostAllowed(p.AllowedHosts, hostport) }
 
 // CheckMediaURL applies the rules that need no network: an absolute https
 // URL (http too when the policy allows it) without credentials whose host is
@@ -47,88 +29,10 @@ func (p MediaPolicy) Allows(hostport string) bool {
 // unless the policy exempts it. What the URL points to is checked by
 // inspecting the resource, which is I/O and lives in an adapter.
 func CheckMediaURL(raw string, p MediaPolicy) error {
-	bad := func(why string) error {
+	if why := checkPublicURL(raw, "the media header URL", p.AllowHTTP, p.AllowedHosts); why != "" {
 		return &Error{Code: CodeInvalidMediaURL, Param: "mediaHeaderUrl", Detail: why}
 	}
-	if len(raw) > MaxMediaURLLength {
-		return bad("the URL is longer than 2048 characters")
-	}
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Host == "" {
-		return bad("the media header URL must be an absolute https URL")
-	}
-	switch {
-	case u.Scheme == "https":
-	case u.Scheme == "http" && p.AllowHTTP:
-	default:
-		return bad("the media header URL must use https")
-	}
-	if u.User != nil {
-		return bad("the media header URL must not carry credentials")
-	}
-	host := strings.TrimSuffix(asDialed(strings.ToLower(u.Hostname())), ".")
-	if host == "" {
-		return bad("the media header URL must be an absolute https URL")
-	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	if p.Allows(net.JoinHostPort(host, port)) {
-		return nil
-	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return bad("the media header URL must point to a public host")
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil {
-		// URL parsers that follow the WHATWG standard (browsers, most
-		// fetchers) read a host whose last label is a number as an IPv4
-		// address in any form: 127.1, 2130706433, 0x7f000001, 0177.0.0.1.
-		// Only the standard dotted form is checked above, so refuse the
-		// others rather than let them name a loopback or private address.
-		if endsInNumber(host) {
-			return bad("the media header URL must give an IP address in standard dotted form")
-		}
-		return nil
-	}
-	if !PublicAddr(addr) {
-		return bad("the media header URL must point to a public address")
-	}
 	return nil
-}
-
-// ideographicStops are the full stops IDNA maps to ".", beyond the
-// full-width one width.Fold already maps.
-var ideographicStops = strings.NewReplacer("\u3002", ".", "\uff61", ".")
-
-// asDialed is host as an HTTP client dials it: IDNA maps full-width
-// characters and ideographic full stops to ASCII, so "１２７。０。０。１" is
-// 127.0.0.1 and must be judged as such.
-func asDialed(host string) string {
-	for i := 0; i < len(host); i++ {
-		if host[i] >= 0x80 {
-			return ideographicStops.Replace(width.Fold.String(host))
-		}
-	}
-	return host
-}
-
-// PublicAddr reports whether addr is a global unicast address outside the
-// private ranges, looking through IPv4-mapped IPv6.
-func PublicAddr(addr netip.Addr) bool {
-	addr = addr.Unmap()
-	return addr.IsGlobalUnicast() && !addr.IsPrivate()
-}
-
-// endsInNumber reports whether host's last label is a decimal or hex number,
-// which makes the WHATWG URL parser read the host as an IPv4 address.
-func endsInNumber(host string) bool {
-	last := host[strings.LastIndexByte(host, '.')+1:]
-	if hex, ok := strings.CutPrefix(last, "0x"); ok {
-		return strings.Trim(hex, "0123456789abcdef") == ""
-	}
-	return last != "" && strings.Trim(last, "0123456789") == ""
 }
 
 // MediaFormat is a file format a media header may have, identified from the

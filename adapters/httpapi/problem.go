@@ -71,6 +71,11 @@ var statuses = map[domain.Code]statusTitle{
 	domain.CodeIdempotencyKeyReused:   {422, "Idempotency key reused"},
 	CodeRateLimited:                   {429, "Rate limited"},
 	domain.CodeDailySendCapReached:    {429, "Daily send cap reached"},
+	// Events to the customer's systems: webhook endpoints and events.
+	domain.CodeWebhookEndpointNotFound: {404, "Webhook endpoint not found"},
+	domain.CodeEventNotFound:           {404, "Event not found"},
+	domain.CodeInvalidWebhookURL:       {422, "Invalid webhook URL"},
+	domain.CodeInvalidEventType:        {422, "Invalid event type"},
 	// The dashboard's codes: /v1 never answers them, but every code has a
 	// status.
 	domain.CodeInvalidCredentials: {401, "Invalid credentials"},
