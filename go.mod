@@ -14,6 +14,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/tsenart/vegeta/v12 v12.13.0
 	go.uber.org/fx v1.24.0
 	go.uber.org/zap v1.28.0

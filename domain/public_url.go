@@ -119,3 +119,24 @@ func endsInNumber(host string) bool {
 	}
 	return last != "" && strings.Trim(last, "0123456789") == ""
 }
+
+// NormalizeHosts puts an operator's list of allowed hosts ("host" or
+// "host:port", as HERALD_MEDIA_ALLOWED_HOSTS and
+// HERALD_WEBHOOK_ALLOWED_HOSTS give them) in the form the policies compare:
+// lowercase, without surrounding spaces, a trailing dot, or brackets
+// around a bare IPv6 address; empty entries are dropped.
+func NormalizeHosts(hosts []string) []string {
+	var out []string
+	for _, h := range hosts {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if host, port, err := net.SplitHostPort(h); err == nil {
+			h = net.JoinHostPort(strings.TrimSuffix(host, "."), port)
+		} else {
+			h = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"), ".")
+		}
+		if h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
+}

@@ -381,3 +381,15 @@ func TestEndpointEnums(t *testing.T) {
 		t.Error("the empty reason parses")
 	}
 }
+
+func TestNormalizeHosts(t *testing.T) {
+	t.Parallel()
+	got := domain.NormalizeHosts([]string{" Hooks.Intranet.Example. ", "", "  ", "CDN.example:8443", "[::1]", "[FD00::1]:9000", "10.0.0.7", "receiver.:80"})
+	want := []string{"hooks.intranet.example", "cdn.example:8443", "::1", "[fd00::1]:9000", "10.0.0.7", "receiver:80"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("NormalizeHosts (-want +got):\n%s", diff)
+	}
+	if domain.NormalizeHosts(nil) != nil {
+		t.Error("no hosts normalise to some")
+	}
+}

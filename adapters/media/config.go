@@ -1,8 +1,6 @@
 package media
 
 import (
-	"net"
-	"strings"
 	"time"
 
 	"github.com/heraldhq/herald/domain"
@@ -80,27 +78,11 @@ func (c Config) WithDefaults() Config {
 	if c.SlotWait <= 0 {
 		c.SlotWait = DefaultSlotWait
 	}
-	c.AllowedHosts = normaliseHosts(c.AllowedHosts)
+	c.AllowedHosts = domain.NormalizeHosts(c.AllowedHosts)
 	return c
 }
 
 // Policy is the domain's view of c, for domain.CheckMediaURL.
 func (c Config) Policy() domain.MediaPolicy {
-	return domain.MediaPolicy{AllowHTTP: c.AllowHTTP, AllowedHosts: normaliseHosts(c.AllowedHosts)}
-}
-
-func normaliseHosts(hosts []string) []string {
-	var out []string
-	for _, h := range hosts {
-		h = strings.ToLower(strings.TrimSpace(h))
-		if host, port, err := net.SplitHostPort(h); err == nil {
-			h = net.JoinHostPort(strings.TrimSuffix(host, "."), port)
-		} else {
-			h = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"), ".")
-		}
-		if h != "" {
-			out = append(out, h)
-		}
-	}
-	return out
+	return domain.MediaPolicy{AllowHTTP: c.AllowHTTP, AllowedHosts: domain.NormalizeHosts(c.AllowedHosts)}
 }
