@@ -148,7 +148,9 @@ func AllEvents() EventSubscription { return EventSubscription{all: true} }
 // ["*"] for every type, or a list of type names. An empty list, "*" mixed
 // with names, an unknown name (named in the detail) and webhook.test
 // (which is sent on request to one endpoint, never by subscription) are
-// refused, on param "events"; a name given twice counts once.
+// refused, on param "events"; a name given twice counts once. The types
+// are kept in EventTypes' order, whatever the order given, so that a
+// subscription reads back from storage as it was written.
 func ParseEventSubscription(names []string) (EventSubscription, error) {
 	const param = "events"
 	if len(names) == 0 {
@@ -170,8 +172,12 @@ func ParseEventSubscription(names []string) (EventSubscription, error) {
 		return EventSubscription{}, &Error{Code: CodeInvalidEventType, Param: param,
 			Detail: "webhook.test cannot be subscribed to: it is sent to one endpoint when its test is requested"}
 	}
+	slices.SortFunc(types, func(a, b EventType) int { return typeRank(a) - typeRank(b) })
 	return EventSubscription{types: types}, nil
 }
+
+// typeRank is t's place in EventTypes.
+func typeRank(t EventType) int { return slices.Index(EventTypes(), t) }
 
 func allStars(names []string) bool {
 	for _, n := range names {
@@ -188,7 +194,7 @@ func (s EventSubscription) IsZero() bool { return !s.all && len(s.types) == 0 }
 // All reports whether s subscribes to every type.
 func (s EventSubscription) All() bool { return s.all }
 
-// Types lists the types of a list subscription, in the order given; nil
+// Types lists the types of a list subscription, in EventTypes' order; nil
 // for "*".
 func (s EventSubscription) Types() []EventType { return append([]EventType(nil), s.types...) }
 
@@ -203,6 +209,12 @@ func (s EventSubscription) Names() []string {
 		names = append(names, t.s)
 	}
 	return names
+}
+
+// Equal reports whether s and o subscribe to the same types (go-cmp uses
+// it).
+func (s EventSubscription) Equal(o EventSubscription) bool {
+	return s.all == o.all && slices.Equal(s.types, o.types)
 }
 
 // Matches reports whether an endpoint with subscription s receives events

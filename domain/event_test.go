@@ -105,7 +105,10 @@ func TestParseEventSubscription(t *testing.T) {
 		{name: "a list", in: []string{"message.delivered", "message.failed"}, names: []string{"message.delivered", "message.failed"},
 			matches: []domain.EventType{domain.EventMessageDelivered, domain.EventMessageFailed}},
 		{name: "duplicates collapse", in: []string{"contact.opted_out", "message.read", "contact.opted_out"},
-			names: []string{"contact.opted_out", "message.read"}, matches: []domain.EventType{domain.EventMessageRead, domain.EventContactOptedOut}},
+			names: []string{"message.read", "contact.opted_out"}, matches: []domain.EventType{domain.EventMessageRead, domain.EventContactOptedOut}},
+		{name: "the documentation's order", in: []string{"campaign.status_changed", "message.sent", "message.received"},
+			names:   []string{"message.sent", "message.received", "campaign.status_changed"},
+			matches: []domain.EventType{domain.EventMessageSent, domain.EventMessageReceived, domain.EventCampaignStatusChanged}},
 		{name: "empty", in: []string{}, detail: `give at least one event type, or ["*"] for every type`},
 		{name: "nil", in: nil, detail: `give at least one event type, or ["*"] for every type`},
 		{name: "unknown", in: []string{"message.sent", "message.opened"}, detail: `unknown event type "message.opened"`},
@@ -141,12 +144,18 @@ func TestParseEventSubscription(t *testing.T) {
 		if sub.Matches(domain.EventType{}) {
 			t.Errorf("%s: the zero type matches", c.name)
 		}
-		if again, err := domain.ParseEventSubscription(sub.Names()); err != nil || !cmp.Equal(again.Names(), sub.Names()) || again.All() != sub.All() {
+		if again, err := domain.ParseEventSubscription(sub.Names()); err != nil || !cmp.Equal(again, sub) {
 			t.Errorf("%s: Names does not parse back: %v, %v", c.name, again.Names(), err)
 		}
 	}
 	if !domain.AllEvents().All() || domain.AllEvents().Types() != nil {
 		t.Error("AllEvents is not every type")
+	}
+	a, _ := domain.ParseEventSubscription([]string{"message.read", "message.sent"})
+	b, _ := domain.ParseEventSubscription([]string{"message.sent", "message.read", "message.sent"})
+	c, _ := domain.ParseEventSubscription([]string{"message.sent"})
+	if !cmp.Equal(a, b) || cmp.Equal(a, c) || cmp.Equal(a, domain.AllEvents()) || !cmp.Equal(domain.AllEvents(), domain.AllEvents()) {
+		t.Error("Equal does not compare the types subscribed to")
 	}
 	if !(domain.EventSubscription{}).IsZero() || (domain.EventSubscription{}).Matches(domain.EventMessageSent) {
 		t.Error("the zero subscription is not empty")

@@ -131,7 +131,6 @@ func newEndpoint(t *testing.T) domain.WebhookEndpoint {
 
 var endpointCmp = cmp.Options{
 	cmp.AllowUnexported(domain.KeyMode{}, domain.EndpointStatus{}, domain.DisabledReason{}),
-	cmp.Comparer(func(a, b domain.EventSubscription) bool { return cmp.Equal(a.Names(), b.Names()) }),
 	cmpopts.EquateEmpty(),
 }
 
