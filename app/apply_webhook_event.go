@@ -255,7 +255,7 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 		len(batch.Preferences)+len(batch.Categories))
 	for _, e := range statuses {
 		items = append(items, webhookItem{what: statusItemName(e), apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
-			out, m, err := applyStatus(ctx, r.Messages, e, now)
+			out, m, err := applyStatus(ctx, r, e, now)
 			if err == nil && out != statusParked {
 				err = recordRecipient(ctx, r.Contacts, m, e.Recipient, now)
 			}

@@ -277,7 +277,7 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 		var parked []ports.StatusEvent
 		if res.ProviderID != "" && m.ProviderID == "" {
 			var err error
-			if parked, err = r.Messages.TakeParkedStatuses(ctx, res.ProviderID); err != nil {
+			if parked, err = r.Parked.TakeParkedStatuses(ctx, res.ProviderID); err != nil {
 				return err
 			}
 		}

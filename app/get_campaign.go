@@ -25,14 +25,14 @@ type CampaignView struct {
 
 // GetCampaignHandler answers GetCampaign.
 type GetCampaignHandler struct {
-	camps    ports.CampaignRepository
-	messages ports.MessageRepository
-	obs      *Observer
+	camps ports.CampaignRepository
+	stats ports.MessageStatsReader
+	obs   *Observer
 }
 
 // NewGetCampaignHandler builds the handler.
-func NewGetCampaignHandler(camps ports.CampaignRepository, messages ports.MessageRepository, obs *Observer) *GetCampaignHandler {
-	return &GetCampaignHandler{camps: camps, messages: messages, obs: obs}
+func NewGetCampaignHandler(camps ports.CampaignRepository, stats ports.MessageStatsReader, obs *Observer) *GetCampaignHandler {
+	return &GetCampaignHandler{camps: camps, stats: stats, obs: obs}
 }
 
 // Handle returns the campaign or campaign_not_found.
@@ -46,7 +46,7 @@ func (h *GetCampaignHandler) Handle(ctx context.Context, q GetCampaign) (Campaig
 		if err != nil {
 			return CampaignView{}, err
 		}
-		stats, byMode, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id, q.Principal.Mode)
+		stats, byMode, err := campaignStats(ctx, h.stats, q.Principal.Workspace, id, q.Principal.Mode)
 		if err != nil {
 			return CampaignView{}, err
 		}

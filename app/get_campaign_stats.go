@@ -31,15 +31,15 @@ type CampaignStatsView struct {
 
 // GetCampaignStatsHandler answers GetCampaignStats.
 type GetCampaignStatsHandler struct {
-	camps    ports.CampaignRepository
-	messages ports.MessageRepository
-	clock    ports.Clock
-	obs      *Observer
+	camps ports.CampaignRepository
+	stats ports.MessageStatsReader
+	clock ports.Clock
+	obs   *Observer
 }
 
 // NewGetCampaignStatsHandler builds the handler.
-func NewGetCampaignStatsHandler(camps ports.CampaignRepository, messages ports.MessageRepository, clock ports.Clock, obs *Observer) *GetCampaignStatsHandler {
-	return &GetCampaignStatsHandler{camps: camps, messages: messages, clock: clock, obs: obs}
+func NewGetCampaignStatsHandler(camps ports.CampaignRepository, stats ports.MessageStatsReader, clock ports.Clock, obs *Observer) *GetCampaignStatsHandler {
+	return &GetCampaignStatsHandler{camps: camps, stats: stats, clock: clock, obs: obs}
 }
 
 // Handle returns the statistics, or campaign_not_found.
@@ -70,11 +70,11 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 		if _, err := domain.NewTimeline(from, to, interval, nil); err != nil {
 			return CampaignStatsView{}, err // a bad window, before reading anything
 		}
-		stats, byMode, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id, q.Principal.Mode)
+		stats, byMode, err := campaignStats(ctx, h.stats, q.Principal.Workspace, id, q.Principal.Mode)
 		if err != nil {
 			return CampaignStatsView{}, err
 		}
-		counts, err := h.messages.CountStatusTimeline(ctx, q.Principal.Workspace, id, q.Principal.Mode, from, to, interval)
+		counts, err := h.stats.CountStatusTimeline(ctx, q.Principal.Workspace, id, q.Principal.Mode, from, to, interval)
 		if err != nil {
 			return CampaignStatsView{}, err
 		}
@@ -88,7 +88,7 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 // (the dashboard's operator) it counts every mode's, and each mode's apart
 // too: sandbox reads are simulated and must not pass for live ones. A key
 // gets no split: it sees only its own mode.
-func campaignStats(ctx context.Context, messages ports.MessageRepository, ws domain.WorkspaceID, id domain.CampaignID,
+func campaignStats(ctx context.Context, messages ports.MessageStatsReader, ws domain.WorkspaceID, id domain.CampaignID,
 	mode domain.KeyMode) (domain.CampaignStats, domain.ModeStats, error) {
 	modes := []domain.KeyMode{mode}
 	if mode.IsZero() {

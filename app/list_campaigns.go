@@ -25,14 +25,14 @@ type CampaignPage struct {
 
 // ListCampaignsHandler answers ListCampaigns.
 type ListCampaignsHandler struct {
-	camps    ports.CampaignRepository
-	messages ports.MessageRepository
-	obs      *Observer
+	camps ports.CampaignRepository
+	stats ports.MessageStatsReader
+	obs   *Observer
 }
 
 // NewListCampaignsHandler builds the handler.
-func NewListCampaignsHandler(camps ports.CampaignRepository, messages ports.MessageRepository, obs *Observer) *ListCampaignsHandler {
-	return &ListCampaignsHandler{camps: camps, messages: messages, obs: obs}
+func NewListCampaignsHandler(camps ports.CampaignRepository, stats ports.MessageStatsReader, obs *Observer) *ListCampaignsHandler {
+	return &ListCampaignsHandler{camps: camps, stats: stats, obs: obs}
 }
 
 // Handle returns one page, each campaign with its statistics.
@@ -48,7 +48,7 @@ func (h *ListCampaignsHandler) Handle(ctx context.Context, q ListCampaigns) (Cam
 		}
 		out := CampaignPage{Campaigns: make([]CampaignView, 0, len(cs)), NextCursor: next}
 		for _, c := range cs {
-			stats, byMode, err := campaignStats(ctx, h.messages, q.Workspace, c.ID, q.Mode)
+			stats, byMode, err := campaignStats(ctx, h.stats, q.Workspace, c.ID, q.Mode)
 			if err != nil {
 				return CampaignPage{}, err
 			}

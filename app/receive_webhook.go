@@ -39,18 +39,18 @@ type ReceiveWebhookResult struct {
 // failure while applying loses nothing, since the event is tried again by
 // the retry loop or `herald webhooks replay`.
 type ReceiveWebhookHandler struct {
-	decoder ports.WebhookDecoder
-	events  ports.WebhookEventRepository
-	apply   *ApplyWebhookEventHandler
-	clock   ports.Clock
-	ids     ports.IDGenerator
-	log     *zap.Logger
-	obs     *Observer
+	verifier ports.WebhookVerifier
+	events   ports.WebhookEventRepository
+	apply    *ApplyWebhookEventHandler
+	clock    ports.Clock
+	ids      ports.IDGenerator
+	log      *zap.Logger
+	obs      *Observer
 }
 
 // NewReceiveWebhookHandler builds the handler.
-func NewReceiveWebhookHandler(decoder ports.WebhookDecoder, events ports.WebhookEventRepository, apply *ApplyWebhookEventHandler, clock ports.Clock, ids ports.IDGenerator, obs *Observer) *ReceiveWebhookHandler {
-	return &ReceiveWebhookHandler{decoder: decoder, events: events, apply: apply, clock: clock, ids: ids,
+func NewReceiveWebhookHandler(verifier ports.WebhookVerifier, events ports.WebhookEventRepository, apply *ApplyWebhookEventHandler, clock ports.Clock, ids ports.IDGenerator, obs *Observer) *ReceiveWebhookHandler {
+	return &ReceiveWebhookHandler{verifier: verifier, events: events, apply: apply, clock: clock, ids: ids,
 		log: obs.Logger("webhooks"), obs: obs}
 }
 
@@ -64,7 +64,7 @@ var ErrWebhookNotJSON = errors.New("the webhook body is not JSON")
 // (then Meta must send it again).
 func (h *ReceiveWebhookHandler) Handle(ctx context.Context, cmd ReceiveWebhook) (ReceiveWebhookResult, error) {
 	return observe(ctx, h.obs, "receive_webhook", func(ctx context.Context) (ReceiveWebhookResult, error) {
-		if err := h.decoder.VerifySignature(cmd.Body, cmd.Signature); err != nil {
+		if err := h.verifier.VerifySignature(cmd.Body, cmd.Signature); err != nil {
 			return ReceiveWebhookResult{}, err
 		}
 		if !json.Valid(cmd.Body) {

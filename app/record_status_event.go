@@ -28,7 +28,7 @@ func NewRecordStatusEventHandler(tx ports.Transactor, clock ports.Clock, obs *Ob
 func (h *RecordStatusEventHandler) RecordStatus(ctx context.Context, e ports.StatusEvent) error {
 	_, err := observe(ctx, h.obs, "record_status_event", func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
-			_, _, err := applyStatus(ctx, r.Messages, e, h.clock.Now())
+			_, _, err := applyStatus(ctx, r, e, h.clock.Now())
 			return err
 		})
 	})
@@ -49,13 +49,13 @@ const (
 // it was found. An event for a wamid no message holds yet (it raced ahead
 // of the send's answer, or came without our id) is parked, and applied when
 // a message gets that wamid.
-func applyStatus(ctx context.Context, messages ports.MessageRepository, e ports.StatusEvent, now time.Time) (statusOutcome, domain.Message, error) {
-	m, err := messages.LocateMessage(ctx, e.MessageID, e.ProviderID)
+func applyStatus(ctx context.Context, r ports.Repos, e ports.StatusEvent, now time.Time) (statusOutcome, domain.Message, error) {
+	m, err := r.Messages.LocateMessage(ctx, e.MessageID, e.ProviderID)
 	if errors.Is(err, domain.ErrMessageNotFound) && e.MessageID != "" && e.ProviderID != "" {
-		m, err = messages.LocateMessage(ctx, "", e.ProviderID)
+		m, err = r.Messages.LocateMessage(ctx, "", e.ProviderID)
 	}
 	if errors.Is(err, domain.ErrMessageNotFound) && e.ProviderID != "" {
-		return statusParked, domain.Message{}, messages.ParkStatus(ctx, e, now)
+		return statusParked, domain.Message{}, r.Parked.ParkStatus(ctx, e, now)
 	}
 	if err != nil {
 		return 0, domain.Message{}, err
@@ -64,14 +64,14 @@ func applyStatus(ctx context.Context, messages ports.MessageRepository, e ports.
 	if m.ProviderID == "" && e.ProviderID != "" {
 		// The event names the wamid before the send's answer was recorded:
 		// anything parked for it belongs to this message too.
-		parked, err := messages.TakeParkedStatuses(ctx, e.ProviderID)
+		parked, err := r.Parked.TakeParkedStatuses(ctx, e.ProviderID)
 		if err != nil {
 			return 0, domain.Message{}, err
 		}
 		events = append(events, parked...)
 	}
 	changed := false
-	_, err = messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
+	_, err = r.Messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
 		changed = advance(m, events...)
 		if !changed {
 			return errUnchanged

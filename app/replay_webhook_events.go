@@ -32,15 +32,15 @@ type ReplayWebhookEventsHandler struct {
 	events ports.WebhookEventRepository
 	apply  *ApplyWebhookEventHandler
 	clock  ports.Clock
-	msgs   ports.MessageRepository
+	parked ports.ParkedStatusRepository
 	cfg    Config
 	log    *zap.Logger
 	obs    *Observer
 }
 
 // NewReplayWebhookEventsHandler builds the handler.
-func NewReplayWebhookEventsHandler(events ports.WebhookEventRepository, apply *ApplyWebhookEventHandler, msgs ports.MessageRepository, clock ports.Clock, cfg Config, obs *Observer) *ReplayWebhookEventsHandler {
-	return &ReplayWebhookEventsHandler{events: events, apply: apply, msgs: msgs, clock: clock, cfg: cfg.WithDefaults(),
+func NewReplayWebhookEventsHandler(events ports.WebhookEventRepository, apply *ApplyWebhookEventHandler, parked ports.ParkedStatusRepository, clock ports.Clock, cfg Config, obs *Observer) *ReplayWebhookEventsHandler {
+	return &ReplayWebhookEventsHandler{events: events, apply: apply, parked: parked, clock: clock, cfg: cfg.WithDefaults(),
 		log: obs.Logger("webhooks"), obs: obs}
 }
 
@@ -119,7 +119,7 @@ func (h *ReplayWebhookEventsHandler) RetryOnce(ctx context.Context) (int, error)
 	if err != nil {
 		return applied, err
 	}
-	n, err := h.msgs.PurgeParkedStatuses(ctx, now.Add(-h.cfg.ParkedStatusTTL))
+	n, err := h.parked.PurgeParkedStatuses(ctx, now.Add(-h.cfg.ParkedStatusTTL))
 	if n > 0 {
 		h.log.Info("dropped status events that never matched a message", zap.Int("statuses", n))
 	}

@@ -13,19 +13,19 @@ type VerifyWebhookSubscription struct {
 
 // VerifyWebhookSubscriptionHandler answers the handshake.
 type VerifyWebhookSubscriptionHandler struct {
-	decoder ports.WebhookDecoder
-	obs     *Observer
+	verifier ports.WebhookVerifier
+	obs      *Observer
 }
 
 // NewVerifyWebhookSubscriptionHandler builds the handler.
-func NewVerifyWebhookSubscriptionHandler(decoder ports.WebhookDecoder, obs *Observer) *VerifyWebhookSubscriptionHandler {
-	return &VerifyWebhookSubscriptionHandler{decoder: decoder, obs: obs}
+func NewVerifyWebhookSubscriptionHandler(verifier ports.WebhookVerifier, obs *Observer) *VerifyWebhookSubscriptionHandler {
+	return &VerifyWebhookSubscriptionHandler{verifier: verifier, obs: obs}
 }
 
 // Handle returns the challenge to echo, or domain.ErrVerificationFailed.
 func (h *VerifyWebhookSubscriptionHandler) Handle(ctx context.Context, q VerifyWebhookSubscription) (string, error) {
 	return observe(ctx, h.obs, "verify_webhook_subscription", func(ctx context.Context) (string, error) {
-		if err := h.decoder.VerifySubscription(q.Mode, q.Token); err != nil {
+		if err := h.verifier.VerifySubscription(q.Mode, q.Token); err != nil {
 			return "", err
 		}
 		return q.Challenge, nil

@@ -18,28 +18,31 @@ import (
 	"github.com/heraldhq/herald/ports/portsmock"
 )
 
-// hooks receives webhook calls on the fixture's store. Its decoder accepts
-// the signature "ok" and answers each body with the batch registered for
-// it, so a test says what a call reports without building Meta's JSON
+// hooks receives webhook calls on the fixture's store. Its verifier accepts
+// the signature "ok" and its decoder answers each body with the batch
+// registered for it, so a test says what a call reports without building Meta's JSON
 // (the whatsapp adapter's tests own that part).
 type hooks struct {
-	f       *fixture
-	batches map[string]ports.WebhookBatch
-	decoder *portsmock.WebhookDecoderMock
-	receive *app.ReceiveWebhookHandler
-	replay  *app.ReplayWebhookEventsHandler
-	n       atomic.Int64
+	f        *fixture
+	batches  map[string]ports.WebhookBatch
+	verifier *portsmock.WebhookVerifierMock
+	decoder  *portsmock.WebhookDecoderMock
+	receive  *app.ReceiveWebhookHandler
+	replay   *app.ReplayWebhookEventsHandler
+	n        atomic.Int64
 }
 
 func newHooks(f *fixture, tx ports.Transactor) *hooks {
 	h := &hooks{f: f, batches: map[string]ports.WebhookBatch{}}
-	h.decoder = &portsmock.WebhookDecoderMock{
+	h.verifier = &portsmock.WebhookVerifierMock{
 		VerifySignatureFunc: func(body []byte, header string) error {
 			if header != "ok" {
 				return domain.ErrInvalidSignature
 			}
 			return nil
 		},
+	}
+	h.decoder = &portsmock.WebhookDecoderMock{
 		DecodeFunc: func(body []byte) (ports.WebhookBatch, error) {
 			b, ok := h.batches[string(body)]
 			if !ok {
@@ -50,7 +53,7 @@ func newHooks(f *fixture, tx ports.Transactor) *hooks {
 	}
 	numbers := &portsmock.BusinessNumbersMock{IsOursFunc: func(id string) bool { return id == ourNumber }}
 	apply := app.NewApplyWebhookEventHandler(h.decoder, numbers, tx, f.st, f.clock, f.ids, app.Config{}, nil)
-	h.receive = app.NewReceiveWebhookHandler(h.decoder, f.st, apply, f.clock, f.ids, nil)
+	h.receive = app.NewReceiveWebhookHandler(h.verifier, f.st, apply, f.clock, f.ids, nil)
 	h.replay = app.NewReplayWebhookEventsHandler(f.st, apply, f.st, f.clock, app.Config{}, nil)
 	return h
 }

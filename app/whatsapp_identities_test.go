@@ -140,7 +140,7 @@ func TestOddNumberIsKeptUnderItsWaID(t *testing.T) {
 	obs := app.NewObserver(zap.New(core))
 	numbers := &portsmock.BusinessNumbersMock{IsOursFunc: func(string) bool { return true }}
 	h := newHooks(f, f.st)
-	h.receive = app.NewReceiveWebhookHandler(h.decoder, f.st,
+	h.receive = app.NewReceiveWebhookHandler(h.verifier, f.st,
 		app.NewApplyWebhookEventHandler(h.decoder, numbers, f.st, f.st, f.clock, f.ids, app.Config{}, obs), f.clock, f.ids, nil)
 	ws := f.principal.Workspace
 	h.post(t, inbound(from("99912345678", "wamid.1", "hello", t0)))
@@ -314,7 +314,7 @@ func TestEventsForOtherNumbersAreNotApplied(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
 	h := newHooks(f, f.st)
 	numbers := &portsmock.BusinessNumbersMock{IsOursFunc: func(id string) bool { return id == ourNumber }}
-	h.receive = app.NewReceiveWebhookHandler(h.decoder, f.st, app.NewApplyWebhookEventHandler(h.decoder, numbers, f.st, f.st,
+	h.receive = app.NewReceiveWebhookHandler(h.verifier, f.st, app.NewApplyWebhookEventHandler(h.decoder, numbers, f.st, f.st,
 		f.clock, f.ids, app.Config{}, app.NewObserver(zap.New(core))), f.clock, f.ids, nil)
 	ws := f.principal.Workspace
 	if err := f.sendLive("+14155552671"); err != nil {
@@ -354,7 +354,7 @@ func TestNoConfiguredNumberAppliesNothing(t *testing.T) {
 	f := newFixture(t)
 	h := newHooks(f, f.st)
 	none := &portsmock.BusinessNumbersMock{IsOursFunc: func(string) bool { return false }}
-	h.receive = app.NewReceiveWebhookHandler(h.decoder, f.st, app.NewApplyWebhookEventHandler(h.decoder, none, f.st, f.st,
+	h.receive = app.NewReceiveWebhookHandler(h.verifier, f.st, app.NewApplyWebhookEventHandler(h.decoder, none, f.st, f.st,
 		f.clock, f.ids, app.Config{}, nil), f.clock, f.ids, nil)
 	if rep := h.post(t, inbound(from("14155550100", "wamid.1", "hi", t0))); rep.Foreign != 1 || rep.Inbound != 0 {
 		t.Errorf("report %+v", rep)

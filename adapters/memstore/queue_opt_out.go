@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/domain"
-	"github.com/heraldhq/herald/ports"
 )
 
 // FailQueuedMessages fails, with c.OptOutFailure for its campaign's
@@ -44,21 +43,6 @@ func (r *repos) FailQueuedMessages(ctx context.Context, c domain.Contact, now ti
 	return failed, nil
 }
 
-// SetTemplateCategory records Meta's new category of one of the account's
-// templates; an unknown template stays unknown.
-func (r *repos) SetTemplateCategory(ctx context.Context, account, name, language string, category domain.TemplateCategory) error {
-	defer r.enter(ctx)()
-	k := tkey(account, name, language)
-	t, ok := r.st.templates[k]
-	if !ok {
-		return nil
-	}
-	t = copyTemplate(t)
-	t.Category = category.String()
-	put(r.st, r.st.templates, k, t)
-	return nil
-}
-
 // GetOptOutState returns one of the workspace's contacts' opt-out flags.
 func (r *repos) GetOptOutState(ctx context.Context, ws domain.WorkspaceID, id domain.ContactID) (domain.OptOutState, error) {
 	defer r.enter(ctx)()
@@ -68,5 +52,3 @@ func (r *repos) GetOptOutState(ctx context.Context, ws domain.WorkspaceID, id do
 	}
 	return c.OptOutState(), nil
 }
-
-var _ ports.OptOutReader = (*Store)(nil)
