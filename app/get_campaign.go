@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -27,17 +28,17 @@ type CampaignView struct {
 type GetCampaignHandler struct {
 	camps ports.CampaignRepository
 	stats ports.MessageStatsReader
-	obs   *Observer
+	obs   *usecase.Observer
 }
 
 // NewGetCampaignHandler builds the handler.
-func NewGetCampaignHandler(camps ports.CampaignRepository, stats ports.MessageStatsReader, obs *Observer) *GetCampaignHandler {
+func NewGetCampaignHandler(camps ports.CampaignRepository, stats ports.MessageStatsReader, obs *usecase.Observer) *GetCampaignHandler {
 	return &GetCampaignHandler{camps: camps, stats: stats, obs: obs}
 }
 
 // Handle returns the campaign or campaign_not_found.
 func (h *GetCampaignHandler) Handle(ctx context.Context, q GetCampaign) (CampaignView, error) {
-	return observe(ctx, h.obs, "get_campaign", func(ctx context.Context) (CampaignView, error) {
+	return usecase.Observe(ctx, h.obs, "get_campaign", func(ctx context.Context) (CampaignView, error) {
 		id, err := domain.ParseCampaignID(q.CampaignID)
 		if err != nil {
 			return CampaignView{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -34,17 +35,17 @@ type GetCampaignStatsHandler struct {
 	camps ports.CampaignRepository
 	stats ports.MessageStatsReader
 	clock ports.Clock
-	obs   *Observer
+	obs   *usecase.Observer
 }
 
 // NewGetCampaignStatsHandler builds the handler.
-func NewGetCampaignStatsHandler(camps ports.CampaignRepository, stats ports.MessageStatsReader, clock ports.Clock, obs *Observer) *GetCampaignStatsHandler {
+func NewGetCampaignStatsHandler(camps ports.CampaignRepository, stats ports.MessageStatsReader, clock ports.Clock, obs *usecase.Observer) *GetCampaignStatsHandler {
 	return &GetCampaignStatsHandler{camps: camps, stats: stats, clock: clock, obs: obs}
 }
 
 // Handle returns the statistics, or campaign_not_found.
 func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats) (CampaignStatsView, error) {
-	return observe(ctx, h.obs, "get_campaign_stats", func(ctx context.Context) (CampaignStatsView, error) {
+	return usecase.Observe(ctx, h.obs, "get_campaign_stats", func(ctx context.Context) (CampaignStatsView, error) {
 		id, err := domain.ParseCampaignID(q.CampaignID)
 		if err != nil {
 			return CampaignStatsView{}, err

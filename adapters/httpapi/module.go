@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
 	"github.com/heraldhq/herald/ports"
 )
 
@@ -30,10 +31,10 @@ type handlerParams struct {
 	GetCampaign    *app.GetCampaignHandler
 	CampaignStats  *app.GetCampaignStatsHandler
 	Conversation   *app.ListConversationHandler
-	Webhook        *app.ReceiveWebhookHandler
-	WebhookVerify  *app.VerifyWebhookSubscriptionHandler
+	Webhook        *delivery.ReceiveWebhookHandler
+	WebhookVerify  *delivery.VerifyWebhookSubscriptionHandler
 	Store          ports.Pinger
-	Dispatcher     *app.Dispatcher
+	Dispatcher     *delivery.Dispatcher
 	Dashboard      http.Handler `name:"dashboard" optional:"true"`
 	Config         Config
 	Log            *zap.Logger
