@@ -20,6 +20,14 @@ var Module = fx.Module("httpapi",
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("http") }),
 )
 
+// DebugModule serves Go's profiler (net/http/pprof) on its own listener, for
+// profiling a running server: go tool pprof http://ADDR/debug/pprof/profile.
+// It is off unless the operator names an address, and that address should be
+// loopback: profiles show code paths and the heap.
+func DebugModule(addr string) fx.Option {
+	return fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger) { newDebugServer(lc, addr, log) })
+}
+
 type handlerParams struct {
 	fx.In
 	Auth           *app.AuthenticateKeyHandler
