@@ -71,7 +71,7 @@ lint: tools ## gofmt check, go vet, staticcheck, govulncheck, import rules, go.m
 	go vet ./...
 	$(GOBIN)/staticcheck ./...
 	@$(MAKE) --no-print-directory vuln
-	go test -count=1 -run 'TestImportRules|TestForbidden' ./test/
+	go test -count=1 -run 'ImportRules|Forbidden' ./test/
 	go mod tidy -e -diff >/dev/null 2>&1 || { echo "go.mod or go.sum is not tidy: run go mod tidy -e"; exit 1; }
 
 # govulncheck exits 3 when the code reaches a known vulnerability: that fails.
@@ -120,7 +120,8 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 10s)
 	done
 
 .PHONY: bench
-bench: ## Go micro-benchmarks (6 runs each, enough for benchstat's confidence intervals; bench.txt), the HTTP load run (floor, SQLite, PostgreSQL) and the dispatch run
+bench: ## the CPU readings' own check (build tag bench), Go micro-benchmarks (6 runs each, enough for benchstat's confidence intervals; bench.txt), the HTTP load run (floor, SQLite, PostgreSQL) and the dispatch run
+	go test -tags bench -count=1 ./test/cpustat/
 	set -o pipefail; go test -run '^$$' -bench . -benchmem -count 6 ./domain/ ./app/ ./adapters/httpapi/ ./adapters/sqlstore/ | tee bench.txt
 	go run ./test/load -duration 10s -connections 64 -postgres '$(HERALD_TEST_POSTGRES_URL)'
 	go run ./test/load -dispatch 5000 -latency 100ms -mps 1000

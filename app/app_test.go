@@ -11,6 +11,8 @@ import (
 	"github.com/heraldhq/herald/adapters/memstore"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
@@ -99,10 +101,10 @@ func (f *fixture) otherWorkspace(t *testing.T) (domain.WorkspaceID, domain.Campa
 
 // sender is the send-campaign handler of a server whose Cloud API is
 // configured: live keys send too.
-func (f *fixture) sender(tx ports.Transactor, wake *app.Wakeup) *app.SendCampaignMessageHandler {
+func (f *fixture) sender(tx ports.Transactor, wake *delivery.Wakeup) *app.SendCampaignMessageHandler {
 	return app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: tx, Campaigns: f.st, Contacts: f.st,
 		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Media: porttest.MediaByExtension(),
-		Clock: f.clock, IDs: f.ids, Wake: wake, Obs: app.NewObserver(nil), LiveSending: true})
+		Clock: f.clock, IDs: f.ids, Wake: wake, Obs: usecase.NewObserver(nil), LiveSending: true})
 }
 
 // send accepts a message to phone on the fixture's campaign.
@@ -149,6 +151,24 @@ func (f *fixture) stored(t *testing.T, ws domain.WorkspaceID, phone string) (con
 	return 1, messages, len(es)
 }
 
+// contact is ws's contact of the fixture principal's mode (test) with
+// phone: the one its sends reach.
+func (f *fixture) contact(t *testing.T, ws domain.WorkspaceID, phone string) domain.Contact {
+	t.Helper()
+	return f.contactOf(t, ws, f.principal.Mode, phone)
+}
+
+// contactOf is ws's contact of mode with phone. What people write reaches
+// live contacts.
+func (f *fixture) contactOf(t *testing.T, ws domain.WorkspaceID, mode domain.KeyMode, phone string) domain.Contact {
+	t.Helper()
+	c, err := f.st.GetContactByPhone(context.Background(), ws, mode, domain.MustPhoneNumber(phone))
+	if err != nil {
+		t.Fatalf("%s contact %s in %s: %v", mode, phone, ws, err)
+	}
+	return c
+}
+
 func history(at time.Time, statuses ...domain.MessageStatus) []domain.StatusChange {
 	h := make([]domain.StatusChange, len(statuses))
 	for i, s := range statuses {
@@ -159,7 +179,7 @@ func history(at time.Time, statuses ...domain.MessageStatus) []domain.StatusChan
 
 // signalled reports whether w fired, without waiting: Handle signals before
 // it returns.
-func signalled(w *app.Wakeup) bool {
+func signalled(w *delivery.Wakeup) bool {
 	select {
 	case <-w.C():
 		return true

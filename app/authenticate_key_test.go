@@ -296,7 +296,7 @@ func TestFlushLastUsedWritesOneBatch(t *testing.T) {
 	if diff := cmp.Diff(want, calls[0].LastUsed); diff != "" {
 		t.Fatalf("the batch (-want +got):\n%s", diff)
 	}
-	k, err := f.st.GetKey(ctx, f.principal.Workspace, f.principal.Key)
+	k, err := f.st.GetKeyByIdentifier(ctx, f.token.Identifier())
 	if err != nil || k.LastUsedAt == nil || !k.LastUsedAt.Equal(firstLast) {
 		t.Fatalf("stored last use %v (%v), want %v", k.LastUsedAt, err, firstLast)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/adapters/whatsapp"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/test/cpustat"
@@ -91,13 +92,13 @@ func BenchmarkAuthenticateKey(b *testing.B) {
 func BenchmarkWebhookStatuses(b *testing.B) {
 	ctx := context.Background()
 	const secret = "bench-secret"
-	setup := func(b *testing.B) (*app.SendCampaignMessageHandler, *app.ReceiveWebhookHandler, domain.Principal, string) {
+	setup := func(b *testing.B) (*app.SendCampaignMessageHandler, *delivery.ReceiveWebhookHandler, domain.Principal, string) {
 		st := sqliteStore(b)
 		h, p, campaign := benchSender(b, st, app.Config{})
 		ids, clock := system.NewIDs(), system.Clock{}
 		hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{secret}, PhoneNumberIDs: []string{"phone"}})
-		receive := app.NewReceiveWebhookHandler(hooks, st,
-			app.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, app.Config{}, nil), clock, ids, nil)
+		receive := delivery.NewReceiveWebhookHandler(hooks, st,
+			delivery.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, delivery.Config{}, nil), clock, ids, nil)
 		return h, receive, p, campaign
 	}
 	send := func(b *testing.B, h *app.SendCampaignMessageHandler, p domain.Principal, campaign string, i int) domain.MessageID {
@@ -126,7 +127,7 @@ func BenchmarkWebhookStatuses(b *testing.B) {
 			for j, status := range []string{"sent", "delivered", "read"} {
 				body := fakemeta.StatusPayload("waba", "phone", fakemeta.StatusUpdate{WAMID: wamid, Status: status,
 					BizOpaque: string(id), RecipientID: "14155551000", At: at.Add(time.Duration(j) * time.Second), Pricing: status == "sent"})
-				res, err := receive.Handle(ctx, app.ReceiveWebhook{Body: body, Signature: fakemeta.Sign(secret, body)})
+				res, err := receive.Handle(ctx, delivery.ReceiveWebhook{Body: body, Signature: fakemeta.Sign(secret, body)})
 				if err != nil || !res.Applied || res.Report.Statuses != 1 {
 					b.Fatalf("webhook: %+v, %v", res, err)
 				}

@@ -6,25 +6,16 @@ import (
 	"github.com/heraldhq/herald/domain"
 )
 
-// Config tunes the use cases. cmd/herald fills it from flags and HERALD_*
-// variables; zero fields take the defaults below.
+// Config tunes the use cases that answer the API, the dashboard and the
+// CLI; delivery.Config tunes what happens after a message is accepted.
+// cmd/herald fills it from flags and HERALD_* variables; zero fields take
+// the defaults below.
 type Config struct {
-	KeyCacheTTL         time.Duration // how long a verified key is trusted before it is read again
-	KeyNegativeTTL      time.Duration // how long an unknown identifier is remembered
-	KeyCacheSize        int           // most keys cached at once
-	LastUsedFlushEvery  time.Duration // how often last-used times are written, in one batch
-	DispatchBatch       int           // messages claimed at once
-	DispatchConcurrency int           // sends in flight at once
-	DispatchPoll        time.Duration // how often the dispatcher looks for due messages when not woken
-	LeaseDuration       time.Duration // how long a claimed message is held before others may take it
-	MaxAttempts         int           // send attempts before a message fails
-	MaxMessageAge       time.Duration // a message not sent within this age fails
-	LiveMPS             int           // messages per second to the live sender number (Meta: 80 by default, up to 1,000)
-	AuthPause           time.Duration // how long live sends stop after Meta refuses the credentials
-	TemplateRefresh     time.Duration // how often the server syncs templates from Meta (and once at start)
-	WebhookRetryEvery   time.Duration // how often webhook events that failed to apply are tried again
-	WebhookMaxAttempts  int           // automatic tries of one webhook event; `herald webhooks replay` goes beyond
-	ParkedStatusTTL     time.Duration // how long a status for an unknown wamid waits for its message
+	KeyCacheTTL        time.Duration // how long a verified key is trusted before it is read again
+	KeyNegativeTTL     time.Duration // how long an unknown identifier is remembered
+	KeyCacheSize       int           // most keys cached at once
+	LastUsedFlushEvery time.Duration // how often last-used times are written, in one batch
+	TemplateRefresh    time.Duration // how often the server syncs templates from Meta (and once at start)
 	// Media is what media header URLs may name beyond public https hosts.
 	Media domain.MediaPolicy
 	// DailySendCap, when above 0, is how many sends each workspace may
@@ -34,9 +25,6 @@ type Config struct {
 	// SendGuardPurgeEvery is how often expired Idempotency-Keys and old
 	// daily send counts are deleted.
 	SendGuardPurgeEvery time.Duration
-	// OptKeywords are the words that opt a contact out or back in; the
-	// zero value means STOP and UNSUBSCRIBE out, START in.
-	OptKeywords domain.OptKeywords
 }
 
 // WithDefaults fills zero fields with defaults.
@@ -46,33 +34,13 @@ func (c Config) WithDefaults() Config {
 			*d = v
 		}
 	}
-	seti := func(d *int, v int) {
-		if *d == 0 {
-			*d = v
-		}
-	}
 	set(&c.KeyCacheTTL, 30*time.Second)
 	set(&c.KeyNegativeTTL, 10*time.Second)
-	seti(&c.KeyCacheSize, 10000)
-	set(&c.LastUsedFlushEvery, 10*time.Second)
-	seti(&c.DispatchBatch, 64)
-	set(&c.DispatchPoll, time.Second)
-	set(&c.LeaseDuration, 30*time.Second)
-	seti(&c.MaxAttempts, 10)
-	set(&c.MaxMessageAge, 24*time.Hour)
-	seti(&c.LiveMPS, 80)
-	// Enough sends in flight to keep the pace with Meta answering in up to
-	// a quarter of a second: 1,000 msg/s needs 250.
-	seti(&c.DispatchConcurrency, max(32, c.LiveMPS/4))
-	set(&c.AuthPause, time.Minute)
-	set(&c.TemplateRefresh, 15*time.Minute)
-	set(&c.WebhookRetryEvery, time.Minute)
-	seti(&c.WebhookMaxAttempts, 10)
-	// Meta keeps trying to deliver a message for 30 days.
-	set(&c.ParkedStatusTTL, 30*24*time.Hour)
-	set(&c.SendGuardPurgeEvery, time.Hour)
-	if c.OptKeywords.IsZero() {
-		c.OptKeywords = domain.DefaultOptKeywords()
+	if c.KeyCacheSize == 0 {
+		c.KeyCacheSize = 10000
 	}
+	set(&c.LastUsedFlushEvery, 10*time.Second)
+	set(&c.TemplateRefresh, 15*time.Minute)
+	set(&c.SendGuardPurgeEvery, time.Hour)
 	return c
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
@@ -30,7 +31,7 @@ func TestDocumentNameFromTheMediaServer(t *testing.T) {
 	}}
 	h := app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: f.st, Campaigns: f.st, Contacts: f.st,
 		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Media: inspector, Clock: f.clock, IDs: f.ids,
-		Obs: app.NewObserver(nil)})
+		Obs: usecase.NewObserver(nil)})
 	campaign := func(header domain.HeaderFormat) domain.Campaign {
 		return f.createCampaign(t, f.principal.Workspace, app.CreateCampaign{Name: header.String(), TemplateName: "terms",
 			Language: "en_US", HeaderFormat: header, Body: "Hi {{1}}", Activate: true})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -21,18 +22,18 @@ type EditCampaign struct {
 type EditCampaignHandler struct {
 	camps ports.CampaignRepository
 	clock ports.Clock
-	obs   *Observer
+	obs   *usecase.Observer
 }
 
 // NewEditCampaignHandler builds the handler.
-func NewEditCampaignHandler(camps ports.CampaignRepository, clock ports.Clock, obs *Observer) *EditCampaignHandler {
+func NewEditCampaignHandler(camps ports.CampaignRepository, clock ports.Clock, obs *usecase.Observer) *EditCampaignHandler {
 	return &EditCampaignHandler{camps: camps, clock: clock, obs: obs}
 }
 
 // Handle stores the edit and returns the campaign, or campaign_not_found.
 // Labels are trimmed; sends already accepted keep what they were sent with.
 func (h *EditCampaignHandler) Handle(ctx context.Context, cmd EditCampaign) (domain.Campaign, error) {
-	return observe(ctx, h.obs, "edit_campaign", func(ctx context.Context) (domain.Campaign, error) {
+	return usecase.Observe(ctx, h.obs, "edit_campaign", func(ctx context.Context) (domain.Campaign, error) {
 		id, err := domain.ParseCampaignID(cmd.CampaignID)
 		if err != nil {
 			return domain.Campaign{}, err

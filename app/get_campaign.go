@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -25,19 +26,19 @@ type CampaignView struct {
 
 // GetCampaignHandler answers GetCampaign.
 type GetCampaignHandler struct {
-	camps    ports.CampaignRepository
-	messages ports.MessageRepository
-	obs      *Observer
+	camps ports.CampaignRepository
+	stats ports.MessageStatsReader
+	obs   *usecase.Observer
 }
 
 // NewGetCampaignHandler builds the handler.
-func NewGetCampaignHandler(camps ports.CampaignRepository, messages ports.MessageRepository, obs *Observer) *GetCampaignHandler {
-	return &GetCampaignHandler{camps: camps, messages: messages, obs: obs}
+func NewGetCampaignHandler(camps ports.CampaignRepository, stats ports.MessageStatsReader, obs *usecase.Observer) *GetCampaignHandler {
+	return &GetCampaignHandler{camps: camps, stats: stats, obs: obs}
 }
 
 // Handle returns the campaign or campaign_not_found.
 func (h *GetCampaignHandler) Handle(ctx context.Context, q GetCampaign) (CampaignView, error) {
-	return observe(ctx, h.obs, "get_campaign", func(ctx context.Context) (CampaignView, error) {
+	return usecase.Observe(ctx, h.obs, "get_campaign", func(ctx context.Context) (CampaignView, error) {
 		id, err := domain.ParseCampaignID(q.CampaignID)
 		if err != nil {
 			return CampaignView{}, err
@@ -46,7 +47,7 @@ func (h *GetCampaignHandler) Handle(ctx context.Context, q GetCampaign) (Campaig
 		if err != nil {
 			return CampaignView{}, err
 		}
-		stats, byMode, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id, q.Principal.Mode)
+		stats, byMode, err := campaignStats(ctx, h.stats, q.Principal.Workspace, id, q.Principal.Mode)
 		if err != nil {
 			return CampaignView{}, err
 		}

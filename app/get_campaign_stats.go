@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -31,20 +32,20 @@ type CampaignStatsView struct {
 
 // GetCampaignStatsHandler answers GetCampaignStats.
 type GetCampaignStatsHandler struct {
-	camps    ports.CampaignRepository
-	messages ports.MessageRepository
-	clock    ports.Clock
-	obs      *Observer
+	camps ports.CampaignRepository
+	stats ports.MessageStatsReader
+	clock ports.Clock
+	obs   *usecase.Observer
 }
 
 // NewGetCampaignStatsHandler builds the handler.
-func NewGetCampaignStatsHandler(camps ports.CampaignRepository, messages ports.MessageRepository, clock ports.Clock, obs *Observer) *GetCampaignStatsHandler {
-	return &GetCampaignStatsHandler{camps: camps, messages: messages, clock: clock, obs: obs}
+func NewGetCampaignStatsHandler(camps ports.CampaignRepository, stats ports.MessageStatsReader, clock ports.Clock, obs *usecase.Observer) *GetCampaignStatsHandler {
+	return &GetCampaignStatsHandler{camps: camps, stats: stats, clock: clock, obs: obs}
 }
 
 // Handle returns the statistics, or campaign_not_found.
 func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats) (CampaignStatsView, error) {
-	return observe(ctx, h.obs, "get_campaign_stats", func(ctx context.Context) (CampaignStatsView, error) {
+	return usecase.Observe(ctx, h.obs, "get_campaign_stats", func(ctx context.Context) (CampaignStatsView, error) {
 		id, err := domain.ParseCampaignID(q.CampaignID)
 		if err != nil {
 			return CampaignStatsView{}, err
@@ -70,11 +71,11 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 		if _, err := domain.NewTimeline(from, to, interval, nil); err != nil {
 			return CampaignStatsView{}, err // a bad window, before reading anything
 		}
-		stats, byMode, err := campaignStats(ctx, h.messages, q.Principal.Workspace, id, q.Principal.Mode)
+		stats, byMode, err := campaignStats(ctx, h.stats, q.Principal.Workspace, id, q.Principal.Mode)
 		if err != nil {
 			return CampaignStatsView{}, err
 		}
-		counts, err := h.messages.CountStatusTimeline(ctx, q.Principal.Workspace, id, q.Principal.Mode, from, to, interval)
+		counts, err := h.stats.CountStatusTimeline(ctx, q.Principal.Workspace, id, q.Principal.Mode, from, to, interval)
 		if err != nil {
 			return CampaignStatsView{}, err
 		}
@@ -88,7 +89,7 @@ func (h *GetCampaignStatsHandler) Handle(ctx context.Context, q GetCampaignStats
 // (the dashboard's operator) it counts every mode's, and each mode's apart
 // too: sandbox reads are simulated and must not pass for live ones. A key
 // gets no split: it sees only its own mode.
-func campaignStats(ctx context.Context, messages ports.MessageRepository, ws domain.WorkspaceID, id domain.CampaignID,
+func campaignStats(ctx context.Context, messages ports.MessageStatsReader, ws domain.WorkspaceID, id domain.CampaignID,
 	mode domain.KeyMode) (domain.CampaignStats, domain.ModeStats, error) {
 	modes := []domain.KeyMode{mode}
 	if mode.IsZero() {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -16,11 +17,11 @@ type GetContactByPhone struct {
 // GetContactByPhoneHandler answers GetContactByPhone.
 type GetContactByPhoneHandler struct {
 	contacts ports.ContactRepository
-	obs      *Observer
+	obs      *usecase.Observer
 }
 
 // NewGetContactByPhoneHandler builds the handler.
-func NewGetContactByPhoneHandler(contacts ports.ContactRepository, obs *Observer) *GetContactByPhoneHandler {
+func NewGetContactByPhoneHandler(contacts ports.ContactRepository, obs *usecase.Observer) *GetContactByPhoneHandler {
 	return &GetContactByPhoneHandler{contacts: contacts, obs: obs}
 }
 
@@ -29,7 +30,7 @@ func NewGetContactByPhoneHandler(contacts ports.ContactRepository, obs *Observer
 // form WhatsApp writes it, Mexico's +521… included, which E.164 refuses:
 // +5582999448232 and +558299448232 find one contact.
 func (h *GetContactByPhoneHandler) Handle(ctx context.Context, q GetContactByPhone) (domain.Contact, error) {
-	return observe(ctx, h.obs, "get_contact_by_phone", func(ctx context.Context) (domain.Contact, error) {
+	return usecase.Observe(ctx, h.obs, "get_contact_by_phone", func(ctx context.Context) (domain.Contact, error) {
 		phone, err := domain.ParseWhatsAppNumber(q.PhoneNumber)
 		if err != nil {
 			return domain.Contact{}, err

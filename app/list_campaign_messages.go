@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -24,17 +25,17 @@ type MessagePage struct {
 type ListCampaignMessagesHandler struct {
 	camps    ports.CampaignRepository
 	messages ports.MessageRepository
-	obs      *Observer
+	obs      *usecase.Observer
 }
 
 // NewListCampaignMessagesHandler builds the handler.
-func NewListCampaignMessagesHandler(camps ports.CampaignRepository, messages ports.MessageRepository, obs *Observer) *ListCampaignMessagesHandler {
+func NewListCampaignMessagesHandler(camps ports.CampaignRepository, messages ports.MessageRepository, obs *usecase.Observer) *ListCampaignMessagesHandler {
 	return &ListCampaignMessagesHandler{camps: camps, messages: messages, obs: obs}
 }
 
 // Handle returns one page, or campaign_not_found.
 func (h *ListCampaignMessagesHandler) Handle(ctx context.Context, q ListCampaignMessages) (MessagePage, error) {
-	return observe(ctx, h.obs, "list_campaign_messages", func(ctx context.Context) (MessagePage, error) {
+	return usecase.Observe(ctx, h.obs, "list_campaign_messages", func(ctx context.Context) (MessagePage, error) {
 		id, err := domain.ParseCampaignID(q.CampaignID)
 		if err != nil {
 			return MessagePage{}, err

@@ -2,8 +2,8 @@ package app
 
 import (
 	"context"
-	"strings"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -25,19 +25,19 @@ type CampaignPage struct {
 
 // ListCampaignsHandler answers ListCampaigns.
 type ListCampaignsHandler struct {
-	camps    ports.CampaignRepository
-	messages ports.MessageRepository
-	obs      *Observer
+	camps ports.CampaignRepository
+	stats ports.MessageStatsReader
+	obs   *usecase.Observer
 }
 
 // NewListCampaignsHandler builds the handler.
-func NewListCampaignsHandler(camps ports.CampaignRepository, messages ports.MessageRepository, obs *Observer) *ListCampaignsHandler {
-	return &ListCampaignsHandler{camps: camps, messages: messages, obs: obs}
+func NewListCampaignsHandler(camps ports.CampaignRepository, stats ports.MessageStatsReader, obs *usecase.Observer) *ListCampaignsHandler {
+	return &ListCampaignsHandler{camps: camps, stats: stats, obs: obs}
 }
 
 // Handle returns one page, each campaign with its statistics.
 func (h *ListCampaignsHandler) Handle(ctx context.Context, q ListCampaigns) (CampaignPage, error) {
-	return observe(ctx, h.obs, "list_campaigns", func(ctx context.Context) (CampaignPage, error) {
+	return usecase.Observe(ctx, h.obs, "list_campaigns", func(ctx context.Context) (CampaignPage, error) {
 		page, err := checkPage(q.Page)
 		if err != nil {
 			return CampaignPage{}, err
@@ -48,7 +48,7 @@ func (h *ListCampaignsHandler) Handle(ctx context.Context, q ListCampaigns) (Cam
 		}
 		out := CampaignPage{Campaigns: make([]CampaignView, 0, len(cs)), NextCursor: next}
 		for _, c := range cs {
-			stats, byMode, err := campaignStats(ctx, h.messages, q.Workspace, c.ID, q.Mode)
+			stats, byMode, err := campaignStats(ctx, h.stats, q.Workspace, c.ID, q.Mode)
 			if err != nil {
 				return CampaignPage{}, err
 			}
@@ -56,26 +56,4 @@ func (h *ListCampaignsHandler) Handle(ctx context.Context, q ListCampaigns) (Cam
 		}
 		return out, nil
 	})
-}
-
-// Page sizes for lists.
-const (
-	DefaultPageSize = 20
-	MaxPageSize     = 100
-)
-
-// checkPage applies the default size and refuses sizes out of range.
-func checkPage(p ports.Page) (ports.Page, error) {
-	switch {
-	case p.Limit == 0:
-		p.Limit = DefaultPageSize
-	case p.Limit < 0 || p.Limit > MaxPageSize:
-		return p, domain.InvalidParameter("limit", "limit must be between 1 and 100")
-	}
-	// A cursor is an id, printable ASCII; anything else (a NUL, which
-	// PostgreSQL refuses even in a query's parameters) was not returned.
-	if len(p.Cursor) > 64 || strings.ContainsFunc(p.Cursor, func(r rune) bool { return r <= ' ' || r > '~' }) {
-		return p, domain.InvalidParameter("cursor", "the cursor is not one this API returned")
-	}
-	return p, nil
 }

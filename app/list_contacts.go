@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -27,18 +28,18 @@ type ContactPage struct {
 // ListContactsHandler answers ListContacts.
 type ListContactsHandler struct {
 	contacts ports.ContactRepository
-	obs      *Observer
+	obs      *usecase.Observer
 }
 
 // NewListContactsHandler builds the handler.
-func NewListContactsHandler(contacts ports.ContactRepository, obs *Observer) *ListContactsHandler {
+func NewListContactsHandler(contacts ports.ContactRepository, obs *usecase.Observer) *ListContactsHandler {
 	return &ListContactsHandler{contacts: contacts, obs: obs}
 }
 
 // Handle returns one page. A Phone with anything but digits after
 // cleaning is invalid_phone_number.
 func (h *ListContactsHandler) Handle(ctx context.Context, q ListContacts) (ContactPage, error) {
-	return observe(ctx, h.obs, "list_contacts", func(ctx context.Context) (ContactPage, error) {
+	return usecase.Observe(ctx, h.obs, "list_contacts", func(ctx context.Context) (ContactPage, error) {
 		page, err := checkPage(q.Page)
 		if err != nil {
 			return ContactPage{}, err

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -25,11 +26,11 @@ type ConversationPage struct {
 type ListConversationHandler struct {
 	contacts ports.ContactRepository
 	convs    ports.ConversationRepository
-	obs      *Observer
+	obs      *usecase.Observer
 }
 
 // NewListConversationHandler builds the handler.
-func NewListConversationHandler(contacts ports.ContactRepository, convs ports.ConversationRepository, obs *Observer) *ListConversationHandler {
+func NewListConversationHandler(contacts ports.ContactRepository, convs ports.ConversationRepository, obs *usecase.Observer) *ListConversationHandler {
 	return &ListConversationHandler{contacts: contacts, convs: convs, obs: obs}
 }
 
@@ -37,7 +38,7 @@ func NewListConversationHandler(contacts ports.ContactRepository, convs ports.Co
 // mode than the key's too. A key sees the entries of its own mode; the
 // dashboard's operator sees them all.
 func (h *ListConversationHandler) Handle(ctx context.Context, q ListConversation) (ConversationPage, error) {
-	return observe(ctx, h.obs, "list_conversation", func(ctx context.Context) (ConversationPage, error) {
+	return usecase.Observe(ctx, h.obs, "list_conversation", func(ctx context.Context) (ConversationPage, error) {
 		id, err := domain.ParseContactID(q.ContactID)
 		if err != nil {
 			return ConversationPage{}, err

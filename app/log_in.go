@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -29,14 +30,14 @@ type LogInHandler struct {
 	passwords ports.PasswordHasher
 	clock     ports.Clock
 	ids       ports.IDGenerator
-	obs       *Observer
+	obs       *usecase.Observer
 
 	decoyOnce sync.Once
 	decoy     string // a hash checked for unknown addresses, so they take as long
 }
 
 // NewLogInHandler builds the handler.
-func NewLogInHandler(operators ports.OperatorRepository, passwords ports.PasswordHasher, clock ports.Clock, ids ports.IDGenerator, obs *Observer) *LogInHandler {
+func NewLogInHandler(operators ports.OperatorRepository, passwords ports.PasswordHasher, clock ports.Clock, ids ports.IDGenerator, obs *usecase.Observer) *LogInHandler {
 	return &LogInHandler{operators: operators, passwords: passwords, clock: clock, ids: ids, obs: obs}
 }
 
@@ -46,7 +47,7 @@ func NewLogInHandler(operators ports.OperatorRepository, passwords ports.Passwor
 // hash. When the hasher has no room for the check, both are
 // ports.ErrTooManyPasswordChecks.
 func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (SignedIn, error) {
-	return observe(ctx, h.obs, "log_in", func(ctx context.Context) (SignedIn, error) {
+	return usecase.Observe(ctx, h.obs, "log_in", func(ctx context.Context) (SignedIn, error) {
 		o, err := h.operator(ctx, cmd.Email)
 		if err != nil && !errors.Is(err, domain.ErrOperatorNotFound) {
 			return SignedIn{}, err

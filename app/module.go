@@ -6,21 +6,21 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/ports"
 )
 
-// Module provides every use case, the dispatcher and the key-usage flusher,
-// and runs the two workers for the life of the application. It needs the
-// repository ports, a Clock, an IDGenerator, a Config, a *zap.Logger, a
-// ports.WebhookDecoder, a ports.MediaInspector, a ports.PasswordHasher and
-// the named senders: `name:"sandbox"` always, `name:"live"` (Meta's Cloud
-// API) when it is configured. Without a live sender, live keys' sends are
-// refused (whatsapp_not_configured), never routed to the sandbox.
+// Module provides the use cases that answer the API, the dashboard and the
+// CLI, and the *usecase.Observer that logs them and delivery's. It needs the
+// store ports, a Clock, an IDGenerator, a Config, a *zap.Logger, a
+// ports.MediaInspector, a ports.PasswordHasher and, from delivery.Module,
+// the dispatcher's *delivery.Wakeup and the delivery.Senders: without a
+// live sender, live keys' sends are refused (whatsapp_not_configured),
+// never routed to the sandbox.
 var Module = fx.Module("app",
 	fx.Provide(
-		NewObserver,
-		NewWakeup,
-		newSenders,
+		usecase.NewObserver,
 		NewAuthenticateKeyHandler,
 		newSendCampaignMessageHandler,
 		NewGetContactByPhoneHandler,
@@ -44,20 +44,13 @@ var Module = fx.Module("app",
 		NewCreateOperatorHandler,
 		NewLogInHandler,
 		newListTemplatesHandler,
-		NewDispatcher,
-		NewApplyWebhookEventHandler,
-		NewReceiveWebhookHandler,
-		NewVerifyWebhookSubscriptionHandler,
-		NewReplayWebhookEventsHandler,
-		fx.Annotate(NewRecordStatusEventHandler, fx.As(fx.Self()), fx.As(new(ports.StatusSink))),
 	),
 )
 
-// WorkersModule runs the dispatcher, the key-usage flusher, template
-// refresh, webhook retries and the purge of expired send guards and
-// dashboard sessions while the
-// server runs, and makes sure the default workspace exists at start. The CLI
-// leaves it out.
+// WorkersModule runs the key-usage flusher, template refresh and the purge
+// of expired send guards and dashboard sessions while the server runs, and
+// makes sure the default workspace exists at start; delivery.WorkersModule
+// runs the dispatcher and webhook retries. The CLI leaves both out.
 var WorkersModule = fx.Module("workers", fx.Invoke(runWorkers))
 
 type sendCampaignParams struct {
@@ -72,9 +65,9 @@ type sendCampaignParams struct {
 	Clock       ports.Clock
 	IDs         ports.IDGenerator
 	Config      Config
-	Wake        *Wakeup
-	Obs         *Observer
-	Senders     Senders
+	Wake        *delivery.Wakeup
+	Obs         *usecase.Observer
+	Senders     delivery.Senders
 }
 
 func newSendCampaignMessageHandler(p sendCampaignParams) *SendCampaignMessageHandler {
@@ -82,14 +75,6 @@ func newSendCampaignMessageHandler(p sendCampaignParams) *SendCampaignMessageHan
 		Messages: p.Messages, Idempotency: p.Idempotency, SendCounts: p.SendCounts, Media: p.Media,
 		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil})
 }
-
-type senderParams struct {
-	fx.In
-	Live    ports.WhatsAppSender `name:"live" optional:"true"`
-	Sandbox ports.WhatsAppSender `name:"sandbox"`
-}
-
-func newSenders(p senderParams) Senders { return Senders{Live: p.Live, Sandbox: p.Sandbox} }
 
 // templateSource is the Cloud API's template source, absent when template
 // sync is not configured.
@@ -106,28 +91,26 @@ func newListTemplatesHandler(src templateSource, templates ports.TemplateReposit
 	return NewListTemplatesHandler(src.Source, templates)
 }
 
-func newSyncTemplatesHandler(src templateSource, tx ports.Transactor, clock ports.Clock, obs *Observer) *SyncTemplatesHandler {
+func newSyncTemplatesHandler(src templateSource, tx ports.Transactor, clock ports.Clock, obs *usecase.Observer) *SyncTemplatesHandler {
 	return NewSyncTemplatesHandler(src.Source, tx, clock, obs)
 }
 
 type workers struct {
 	fx.In
-	Dispatcher *Dispatcher
-	Auth       *AuthenticateKeyHandler
-	Default    *EnsureDefaultWorkspaceHandler
-	Templates  *SyncTemplatesHandler
-	Webhooks   *ReplayWebhookEventsHandler
-	Send       *SendCampaignMessageHandler
-	LogIn      *LogInHandler
-	Config     Config
-	Log        *zap.Logger
+	Auth      *AuthenticateKeyHandler
+	Default   *EnsureDefaultWorkspaceHandler
+	Templates *SyncTemplatesHandler
+	Send      *SendCampaignMessageHandler
+	LogIn     *LogInHandler
+	Config    Config
+	Log       *zap.Logger
 }
 
 func runWorkers(lc fx.Lifecycle, w workers) {
-	d, auth, def, templates, log := w.Dispatcher, w.Auth, w.Default, w.Templates, w.Log
+	auth, def, templates, log := w.Auth, w.Default, w.Templates, w.Log
 	cfg := w.Config.WithDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	const running = 5
+	const running = 3
 	done := make(chan struct{}, running)
 	lc.Append(fx.Hook{
 		OnStart: func(start context.Context) error {
@@ -135,9 +118,8 @@ func runWorkers(lc fx.Lifecycle, w workers) {
 				cancel()
 				return err
 			}
-			go func() { d.Run(ctx); done <- struct{}{} }()
 			go func() {
-				every(ctx, cfg.LastUsedFlushEvery, func() {
+				usecase.Every(ctx, cfg.LastUsedFlushEvery, func() {
 					if err := auth.FlushLastUsed(ctx); err != nil {
 						log.Warn("writing key last-used times failed", zap.Error(err))
 					}
@@ -145,9 +127,8 @@ func runWorkers(lc fx.Lifecycle, w workers) {
 				done <- struct{}{}
 			}()
 			go func() { templates.Refresh(ctx, cfg.TemplateRefresh); done <- struct{}{} }()
-			go func() { w.Webhooks.Retry(ctx); done <- struct{}{} }()
 			go func() {
-				every(ctx, cfg.SendGuardPurgeEvery, func() {
+				usecase.Every(ctx, cfg.SendGuardPurgeEvery, func() {
 					if err := w.Send.PurgeExpired(ctx); err != nil {
 						log.Warn("purging expired idempotency keys and send counts failed", zap.Error(err))
 					}

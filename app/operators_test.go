@@ -8,6 +8,7 @@ import (
 
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
@@ -25,7 +26,7 @@ func TestOperatorSignsInUntilTheSessionEnds(t *testing.T) {
 	if o.Email != "ops@example.com" || o.Workspace != f.principal.Workspace || o.PasswordHash == "correct horse battery" {
 		t.Fatalf("operator %+v: want the normalised address, the default workspace and a hash", o)
 	}
-	h := app.NewLogInHandler(f.st, system.NewPasswords(system.PasswordConfig{}), f.clock, f.ids, app.NewObserver(nil))
+	h := app.NewLogInHandler(f.st, system.NewPasswords(system.PasswordConfig{}), f.clock, f.ids, usecase.NewObserver(nil))
 	for _, bad := range []app.LogIn{
 		{Email: "ops@example.com", Password: "correct horse batteries"},
 		{Email: "nobody@example.com", Password: "correct horse battery"},
@@ -101,7 +102,7 @@ func TestLogInHidesAnUnreadableHashAsNothing(t *testing.T) {
 		app.CreateOperator{Email: "ops@example.com", Password: "correct horse battery"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := app.NewLogInHandler(f.st, hasher, f.clock, f.ids, app.NewObserver(nil)).Handle(ctx,
+	_, err := app.NewLogInHandler(f.st, hasher, f.clock, f.ids, usecase.NewObserver(nil)).Handle(ctx,
 		app.LogIn{Email: "ops@example.com", Password: "correct horse battery"})
 	if err == nil || errors.Is(err, domain.ErrInvalidCredentials) {
 		t.Fatalf("a stored hash that cannot be read: %v; want that error, not a wrong-password answer", err)
@@ -125,7 +126,7 @@ func TestLogInPassesOnAFullHasher(t *testing.T) {
 		app.CreateOperator{Email: "ops@example.com", Password: "correct horse battery"}); err != nil {
 		t.Fatal(err)
 	}
-	h := app.NewLogInHandler(f.st, hasher, f.clock, f.ids, app.NewObserver(nil))
+	h := app.NewLogInHandler(f.st, hasher, f.clock, f.ids, usecase.NewObserver(nil))
 	for _, email := range []string{"ops@example.com", "nobody@example.com"} {
 		if _, err := h.Handle(ctx, app.LogIn{Email: email, Password: "correct horse battery"}); !errors.Is(err, ports.ErrTooManyPasswordChecks) {
 			t.Errorf("%s with a full hasher: %v; want ErrTooManyPasswordChecks", email, err)
@@ -137,7 +138,7 @@ func TestEditCampaignRelabelsAndRenames(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	h := app.NewEditCampaignHandler(f.st, f.clock, app.NewObserver(nil))
+	h := app.NewEditCampaignHandler(f.st, f.clock, usecase.NewObserver(nil))
 	f.clock.Advance(time.Minute)
 	c, err := h.Handle(ctx, app.EditCampaign{Workspace: f.principal.Workspace, CampaignID: string(f.campaign.ID),
 		Name: " Welcome v2 ", VariableLabels: []string{" Given name ", "One-time code"}})
@@ -179,18 +180,18 @@ func TestListCampaignMessagesAndContacts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	msgs, err := app.NewListCampaignMessagesHandler(f.st, f.st, app.NewObserver(nil)).Handle(ctx,
+	msgs, err := app.NewListCampaignMessagesHandler(f.st, f.st, usecase.NewObserver(nil)).Handle(ctx,
 		app.ListCampaignMessages{Workspace: f.principal.Workspace, CampaignID: string(f.campaign.ID)})
 	if err != nil || len(msgs.Messages) != 3 || msgs.Messages[0].Phone.String() != "+4915112345678" {
 		t.Fatalf("campaign messages = %+v, %v; want three, newest first", msgs, err)
 	}
 	_, theirs := f.otherWorkspace(t)
-	if _, err := app.NewListCampaignMessagesHandler(f.st, f.st, app.NewObserver(nil)).Handle(ctx,
+	if _, err := app.NewListCampaignMessagesHandler(f.st, f.st, usecase.NewObserver(nil)).Handle(ctx,
 		app.ListCampaignMessages{Workspace: f.principal.Workspace, CampaignID: string(theirs.ID)}); !errors.Is(err, domain.ErrCampaignNotFound) {
 		t.Errorf("another workspace's campaign's messages: %v; want campaign_not_found", err)
 	}
 
-	list := app.NewListContactsHandler(f.st, app.NewObserver(nil))
+	list := app.NewListContactsHandler(f.st, usecase.NewObserver(nil))
 	for search, want := range map[string]int{"": 3, "+1 (415) 555-01": 2, "49151": 1, "4": 1, "+999": 0} {
 		page, err := list.Handle(ctx, app.ListContacts{Workspace: f.principal.Workspace, Phone: search})
 		if err != nil || len(page.Contacts) != want {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
@@ -59,7 +60,7 @@ func (g *gate) transactions() int {
 func (f *fixture) batchSender(tx ports.Transactor, cfg app.Config) *app.SendCampaignMessageHandler {
 	return app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: tx, Campaigns: f.st, Contacts: f.st,
 		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Media: porttest.MediaByExtension(),
-		Clock: f.clock, IDs: f.ids, Config: cfg, Obs: app.NewObserver(nil)})
+		Clock: f.clock, IDs: f.ids, Config: cfg, Obs: usecase.NewObserver(nil)})
 }
 
 type sendResult struct {
@@ -250,7 +251,7 @@ func TestSendSeesACampaignChangedAfterItWasRemembered(t *testing.T) {
 	ctx := t.Context()
 	campaigns := &portsmock.CampaignRepositoryMock{GetCampaignFunc: f.st.GetCampaign}
 	h := app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: f.st, Campaigns: campaigns, Contacts: f.st,
-		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Clock: f.clock, IDs: f.ids, Obs: app.NewObserver(nil)})
+		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Clock: f.clock, IDs: f.ids, Obs: usecase.NewObserver(nil)})
 	for i := range 3 {
 		if _, err := h.Handle(ctx, f.keyedSend(fmt.Sprintf("+1415555040%d", i), "")); err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
@@ -24,7 +25,7 @@ func TestMediaInspectedForTheCaller(t *testing.T) {
 		Language: "en_US", HeaderFormat: domain.HeaderImage, Body: "Hi {{1}}", Activate: true})
 	inspector := porttest.MediaByExtension()
 	h := app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: f.st, Campaigns: f.st, Contacts: f.st,
-		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Media: inspector, Clock: f.clock, IDs: f.ids, Obs: app.NewObserver(nil)})
+		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Media: inspector, Clock: f.clock, IDs: f.ids, Obs: usecase.NewObserver(nil)})
 	for _, dry := range []bool{false, true} {
 		if _, err := h.Handle(context.Background(), app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
 			CampaignID: string(image.ID), Variables: []string{"Ana"}, MediaHeaderURL: "https://cdn.example.com/a.png", DryRun: dry}); err != nil {
@@ -66,7 +67,7 @@ func TestMediaCheckOutOfTime(t *testing.T) {
 		return domain.MediaInfo{Format: domain.MediaPNG, Size: 1000}, nil
 	}}
 	h := app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: f.st, Campaigns: deadlineCampaigns{f.st}, Contacts: f.st,
-		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Media: inspector, Clock: f.clock, IDs: f.ids, Obs: app.NewObserver(nil)})
+		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Media: inspector, Clock: f.clock, IDs: f.ids, Obs: usecase.NewObserver(nil)})
 	send := func(ctx context.Context, url string) error {
 		_, err := h.Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
 			CampaignID: string(image.ID), Variables: []string{"Ana"}, MediaHeaderURL: url})

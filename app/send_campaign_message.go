@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -59,8 +61,8 @@ type SendCampaignDeps struct {
 	Clock       ports.Clock
 	IDs         ports.IDGenerator
 	Config      Config
-	Wake        *Wakeup // signalled after each accepted message; may be nil
-	Obs         *Observer
+	Wake        *delivery.Wakeup // signalled after each accepted message; may be nil
+	Obs         *usecase.Observer
 	// LiveSending says live messages have somewhere to go: Meta's Cloud
 	// API is configured. Without it a live key's send (dry runs too) is
 	// refused with whatsapp_not_configured, never routed to the sandbox.
@@ -90,7 +92,7 @@ func NewSendCampaignMessageHandler(d SendCampaignDeps) *SendCampaignMessageHandl
 
 // Handle runs the checks and stores the message.
 func (h *SendCampaignMessageHandler) Handle(ctx context.Context, cmd SendCampaignMessage) (SendCampaignMessageResult, error) {
-	return observe(ctx, h.d.Obs, "send_campaign_message", func(ctx context.Context) (SendCampaignMessageResult, error) {
+	return usecase.Observe(ctx, h.d.Obs, "send_campaign_message", func(ctx context.Context) (SendCampaignMessageResult, error) {
 		if cmd.IdempotencyKey == "" || cmd.DryRun {
 			return h.handle(ctx, cmd, "")
 		}

@@ -11,9 +11,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
+	"github.com/heraldhq/herald/ports/porttest"
 )
 
 const phone = "+14155552671"
@@ -22,7 +25,7 @@ func TestSendCommitsMessageContactAndEntry(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	wake := app.NewWakeup()
+	wake := delivery.NewWakeup()
 	res, err := f.sender(f.st, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
 		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}})
 	if err != nil {
@@ -160,7 +163,7 @@ func TestSendCheckOrder(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, dryRun := range []bool{false, true} {
-			wake := app.NewWakeup()
+			wake := delivery.NewWakeup()
 			res, err := f.sender(f.st, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: c.phone,
 				CampaignID: c.campaign, Variables: c.vars, MediaHeaderURL: c.media, DryRun: dryRun})
 			var de *domain.Error
@@ -193,7 +196,7 @@ func TestSendToOptedOutContactStoresNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clock.Advance(time.Minute)
-	wake := app.NewWakeup()
+	wake := delivery.NewWakeup()
 	_, err = f.sender(f.st, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
 		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}})
 	if !errors.Is(err, domain.ErrContactOptedOut) {
@@ -241,7 +244,7 @@ func TestDryRun(t *testing.T) {
 			"clip", "pt_BR"},
 	}
 	for _, c := range cases {
-		wake := app.NewWakeup()
+		wake := delivery.NewWakeup()
 		res, err := f.sender(f.st, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
 			CampaignID: string(c.campaign.ID), Variables: c.vars, MediaHeaderURL: c.media, DryRun: true})
 		if err != nil {
@@ -325,7 +328,7 @@ func TestFailedCommitLeavesNothing(t *testing.T) {
 		return fmt.Errorf("begin: %w", ports.ErrUnavailable)
 	}}
 	for name, tx := range map[string]*portsmock.TransactorMock{"commit fails": commitFails, "store unreachable": unreachable} {
-		wake := app.NewWakeup()
+		wake := delivery.NewWakeup()
 		res, err := f.sender(tx, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
 			CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}})
 		if !errors.Is(err, ports.ErrUnavailable) {
@@ -365,7 +368,7 @@ func TestSendRetriesAContactCreatedConcurrently(t *testing.T) {
 		}
 		return f.st.WithinTx(ctx, fn)
 	}
-	wake := app.NewWakeup()
+	wake := delivery.NewWakeup()
 	res, err := f.sender(tx, wake).Handle(ctx, app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
 		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}})
 	if err != nil {
@@ -399,5 +402,34 @@ func TestSendInAnotherWorkspaceIsSeparate(t *testing.T) {
 	}
 	if _, err := f.st.GetMessage(ctx, f.principal.Workspace, res.Message.ID); !errors.Is(err, domain.ErrMessageNotFound) {
 		t.Fatalf("another workspace's message is visible: %v", err)
+	}
+}
+
+// A live message only ever goes to Meta. Without a live sender, a live
+// key's send and dry run are refused before anything is checked or stored;
+// a test key's still go to the sandbox.
+func TestLiveSendWithoutTheCloudAPIIsRefused(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	h := app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: f.st, Campaigns: f.st, Contacts: f.st,
+		Messages: f.st, Idempotency: f.st, SendCounts: f.st, Media: porttest.MediaByExtension(),
+		Clock: f.clock, IDs: f.ids, Obs: usecase.NewObserver(nil)})
+	live := f.principal
+	live.Mode = domain.ModeLive
+	for _, dry := range []bool{false, true} {
+		_, err := h.Handle(context.Background(), app.SendCampaignMessage{Principal: live, PhoneNumber: phone,
+			CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}, DryRun: dry})
+		var de *domain.Error
+		if !errors.As(err, &de) || de.Code != domain.CodeWhatsAppNotConfigured || !errors.Is(err, domain.ErrWhatsAppNotConfigured) ||
+			!strings.Contains(de.Detail, "HERALD_WHATSAPP_ACCESS_TOKEN") || !strings.Contains(de.Detail, "sk_test_") {
+			t.Fatalf("live send (dry run %v) without the Cloud API: %v; want whatsapp_not_configured saying what to set", dry, err)
+		}
+	}
+	if _, messages, _ := f.stored(t, f.principal.Workspace, phone); messages != 0 {
+		t.Fatalf("a refused live send stored %d messages", messages)
+	}
+	if _, err := h.Handle(context.Background(), app.SendCampaignMessage{Principal: f.principal, PhoneNumber: phone,
+		CampaignID: string(f.campaign.ID), Variables: []string{"Ana", "1234"}}); err != nil {
+		t.Fatalf("a test key's send: %v", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -30,17 +32,17 @@ type SyncContactHandler struct {
 	tx    ports.Transactor
 	clock ports.Clock
 	ids   ports.IDGenerator
-	obs   *Observer
+	obs   *usecase.Observer
 }
 
 // NewSyncContactHandler builds the handler.
-func NewSyncContactHandler(tx ports.Transactor, clock ports.Clock, ids ports.IDGenerator, obs *Observer) *SyncContactHandler {
+func NewSyncContactHandler(tx ports.Transactor, clock ports.Clock, ids ports.IDGenerator, obs *usecase.Observer) *SyncContactHandler {
 	return &SyncContactHandler{tx: tx, clock: clock, ids: ids, obs: obs}
 }
 
 // Handle applies the changes atomically; invalid changes store nothing.
 func (h *SyncContactHandler) Handle(ctx context.Context, cmd SyncContact) (SyncContactResult, error) {
-	return observe(ctx, h.obs, "sync_contact", func(ctx context.Context) (SyncContactResult, error) {
+	return usecase.Observe(ctx, h.obs, "sync_contact", func(ctx context.Context) (SyncContactResult, error) {
 		phone, err := domain.ParsePhoneNumber(cmd.PhoneNumber)
 		if err != nil {
 			return SyncContactResult{}, err
@@ -78,7 +80,7 @@ func (h *SyncContactHandler) Handle(ctx context.Context, cmd SyncContact) (SyncC
 			}
 			// Opted out now: what still waits to be sent to them fails
 			// with the opt-out, in the same transaction.
-			_, err = stopQueued(ctx, r, c, now)
+			_, err = delivery.StopQueued(ctx, r, c, now)
 			return err
 		}
 		err = h.tx.WithinTx(ctx, sync)

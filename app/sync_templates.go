@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"go.uber.org/zap"
-
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -20,18 +20,9 @@ var ErrTemplateSyncOff = errors.New("template sync needs the Cloud API: set HERA
 type SyncTemplatesResult struct {
 	Account   string
 	Templates []domain.SyncedTemplate
-	Changes   []TemplateStatusChange // campaigns whose template status moved
+	Changes   []delivery.TemplateStatusChange // campaigns whose template status moved
 	// CategoryChanges are campaigns whose template category moved.
-	CategoryChanges []TemplateCategoryChange
-}
-
-// TemplateStatusChange is one campaign whose template Meta moved to another
-// status.
-type TemplateStatusChange struct {
-	Workspace domain.WorkspaceID
-	Campaign  domain.CampaignID
-	Template  string // name (language)
-	From, To  domain.TemplateStatus
+	CategoryChanges []delivery.TemplateCategoryChange
 }
 
 // SyncTemplatesHandler reads the business account's templates from Meta,
@@ -43,20 +34,20 @@ type SyncTemplatesHandler struct {
 	source ports.TemplateSource // nil when the Cloud API is not configured
 	tx     ports.Transactor
 	clock  ports.Clock
-	obs    *Observer
-	log    *zap.Logger
+	obs    *usecase.Observer
+	log    *usecase.Logger
 }
 
 // NewSyncTemplatesHandler builds the handler; source may be nil, and then
 // Handle returns ErrTemplateSyncOff.
-func NewSyncTemplatesHandler(source ports.TemplateSource, tx ports.Transactor, clock ports.Clock, obs *Observer) *SyncTemplatesHandler {
+func NewSyncTemplatesHandler(source ports.TemplateSource, tx ports.Transactor, clock ports.Clock, obs *usecase.Observer) *SyncTemplatesHandler {
 	return &SyncTemplatesHandler{source: source, tx: tx, clock: clock, obs: obs, log: obs.Logger("templates")}
 }
 
 // Handle runs one sync. Reading from Meta happens before the transaction;
 // storing the templates and the campaigns' statuses commits as one.
 func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult, error) {
-	return observe(ctx, h.obs, "sync_templates", func(ctx context.Context) (SyncTemplatesResult, error) {
+	return usecase.Observe(ctx, h.obs, "sync_templates", func(ctx context.Context) (SyncTemplatesResult, error) {
 		if h.source == nil {
 			return SyncTemplatesResult{}, ErrTemplateSyncOff
 		}
@@ -95,7 +86,7 @@ func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult,
 				status[[2]string{t.Name, t.Language}] = t.Status
 			}
 			for key, st := range status {
-				changes, err := applyTemplateStatus(ctx, r.Campaigns, key[0], key[1], st, now)
+				changes, err := delivery.ApplyTemplateStatus(ctx, r.Campaigns, key[0], key[1], st, now)
 				if err != nil {
 					return err
 				}
@@ -104,7 +95,7 @@ func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult,
 			for _, t := range ts {
 				// A category Herald cannot read leaves the campaigns' own.
 				cat, _ := domain.ParseTemplateCategory(t.Category)
-				changes, err := applyTemplateCategory(ctx, r.Campaigns, t.Name, t.Language, cat, now)
+				changes, err := delivery.ApplyTemplateCategory(ctx, r.Campaigns, t.Name, t.Language, cat, now)
 				if err != nil {
 					return err
 				}
@@ -115,44 +106,19 @@ func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult,
 		if err != nil {
 			return SyncTemplatesResult{}, err
 		}
-		slices.SortFunc(res.Changes, func(a, b TemplateStatusChange) int {
+		slices.SortFunc(res.Changes, func(a, b delivery.TemplateStatusChange) int {
 			return cmp.Or(cmp.Compare(a.Template, b.Template), cmp.Compare(a.Campaign, b.Campaign))
 		})
 		for _, c := range res.Changes {
-			h.log.Info("campaign template status changed", zap.String("campaign_id", string(c.Campaign)),
-				zap.String("template", c.Template), zap.String("from", c.From.String()), zap.String("to", c.To.String()))
+			h.log.Info("campaign template status changed", "campaign_id", string(c.Campaign),
+				"template", c.Template, "from", c.From.String(), "to", c.To.String())
 		}
 		for _, c := range res.CategoryChanges {
-			h.log.Info("campaign template category changed", zap.String("campaign_id", string(c.Campaign)),
-				zap.String("template", c.Template), zap.String("from", c.From.String()), zap.String("to", c.To.String()))
+			h.log.Info("campaign template category changed", "campaign_id", string(c.Campaign),
+				"template", c.Template, "from", c.From.String(), "to", c.To.String())
 		}
 		return res, nil
 	})
-}
-
-// applyTemplateStatus records Meta's status of one template on every
-// campaign that uses it, and returns the campaigns that changed.
-func applyTemplateStatus(ctx context.Context, camps ports.CampaignRepository, name, language string, st domain.TemplateStatus, now time.Time) ([]TemplateStatusChange, error) {
-	list, err := camps.ListCampaignsByTemplate(ctx, name, language)
-	if err != nil {
-		return nil, err
-	}
-	var out []TemplateStatusChange
-	for _, c := range list {
-		if c.TemplateStatus == st {
-			continue
-		}
-		from := c.TemplateStatus
-		if _, err := camps.UpdateCampaign(ctx, c.Workspace, c.ID, func(c *domain.Campaign) error {
-			c.SetTemplateStatus(st, now)
-			return nil
-		}); err != nil {
-			return nil, err
-		}
-		out = append(out, TemplateStatusChange{Workspace: c.Workspace, Campaign: c.ID,
-			Template: name + " (" + language + ")", From: from, To: st})
-	}
-	return out, nil
 }
 
 // Refresh syncs at once and then every interval until ctx ends, so
@@ -173,9 +139,9 @@ func (h *SyncTemplatesHandler) Refresh(ctx context.Context, every time.Duration)
 		res, err := h.Handle(ctx)
 		switch {
 		case err == nil:
-			h.log.Info("templates synced", zap.Int("templates", len(res.Templates)), zap.Int("campaigns_changed", len(res.Changes)))
+			h.log.Info("templates synced", "templates", len(res.Templates), "campaigns_changed", len(res.Changes))
 		case ctx.Err() == nil:
-			h.log.Warn("template sync failed; campaigns keep their last known template status", zap.Error(err))
+			h.log.Warn("template sync failed; campaigns keep their last known template status", "error", err)
 		}
 		t.Reset(every)
 	}

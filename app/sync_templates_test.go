@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
@@ -92,7 +94,7 @@ func newTemplatesFixture(t *testing.T) templatesFixture {
 			Category: "MARKETING", Unsupported: "named parameters are not supported"},
 	)
 	return templatesFixture{fixture: f, meta: meta,
-		sync:   app.NewSyncTemplatesHandler(meta, f.st, f.clock, app.NewObserver(nil)),
+		sync:   app.NewSyncTemplatesHandler(meta, f.st, f.clock, usecase.NewObserver(nil)),
 		create: app.NewCreateCampaignHandler(f.st, f.st, f.st, meta, f.def, f.clock, f.ids)}
 }
 
@@ -219,7 +221,7 @@ func TestCampaignFromASyncedTemplate(t *testing.T) {
 func TestWithoutTemplateSync(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	_, err := app.NewSyncTemplatesHandler(nil, f.st, f.clock, app.NewObserver(nil)).Handle(context.Background())
+	_, err := app.NewSyncTemplatesHandler(nil, f.st, f.clock, usecase.NewObserver(nil)).Handle(context.Background())
 	if !errors.Is(err, app.ErrTemplateSyncOff) {
 		t.Fatalf("sync without a source: %v, want ErrTemplateSyncOff", err)
 	}
@@ -258,7 +260,7 @@ func TestTemplateStatusChangesStopAndResumeSends(t *testing.T) {
 	f.meta.set("order_update", domain.TemplatePaused)
 	f.clock.Advance(time.Minute)
 	res := f.mustSync(t)
-	wantChanges := []app.TemplateStatusChange{
+	wantChanges := []delivery.TemplateStatusChange{
 		{Workspace: f.principal.Workspace, Campaign: mine.ID, Template: "order_update (en_US)", From: domain.TemplateApproved, To: domain.TemplatePaused},
 		{Workspace: other, Campaign: theirs.ID, Template: "order_update (en_US)", From: domain.TemplateApproved, To: domain.TemplatePaused},
 	}
@@ -338,7 +340,7 @@ func TestSyncRollsBackWhenACampaignCannotBeUpdated(t *testing.T) {
 			return fn(ctx, r)
 		})
 	}}
-	_, err := app.NewSyncTemplatesHandler(f.meta, failing, f.clock, app.NewObserver(nil)).Handle(context.Background())
+	_, err := app.NewSyncTemplatesHandler(f.meta, failing, f.clock, usecase.NewObserver(nil)).Handle(context.Background())
 	if !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("sync error %v, want unavailable", err)
 	}
@@ -376,7 +378,7 @@ func TestRefreshSyncsAtOnceAndAgain(t *testing.T) {
 		t.Fatalf("after the refresh loop: %d templates stored (%v), want 3", len(stored), err)
 	}
 	// Without a source the loop has nothing to do and returns.
-	app.NewSyncTemplatesHandler(nil, f.st, f.clock, app.NewObserver(nil)).Refresh(context.Background(), time.Millisecond)
+	app.NewSyncTemplatesHandler(nil, f.st, f.clock, usecase.NewObserver(nil)).Refresh(context.Background(), time.Millisecond)
 }
 
 // TestUnreadableStatusLeavesCampaignsAlone: a template whose status Herald
@@ -395,5 +397,34 @@ func TestUnreadableStatusLeavesCampaignsAlone(t *testing.T) {
 	}
 	if got := f.campaign(t, c.ID).TemplateStatus; got != domain.TemplateApproved {
 		t.Fatalf("template status %q, want APPROVED kept", got)
+	}
+}
+
+// TestSyncBringsCategories: template sync writes each template's category
+// on its campaigns, and a campaign made from a synced template takes Meta's
+// category over the one given.
+func TestSyncBringsCategories(t *testing.T) {
+	t.Parallel()
+	f := newTemplatesFixture(t)
+	ctx := context.Background()
+	local, err := f.create.Handle(ctx, app.CreateCampaign{Name: "Local", TemplateName: "order_update", Language: "en_US",
+		Body: "Order {{1}} ships {{2}}", Category: domain.CategoryMarketing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if local.Category != domain.CategoryMarketing {
+		t.Fatalf("a campaign defined here before any sync has category %v, want the one given", local.Category)
+	}
+	res := f.mustSync(t)
+	if len(res.CategoryChanges) != 1 || res.CategoryChanges[0].Campaign != local.ID || res.CategoryChanges[0].To != domain.CategoryUtility {
+		t.Errorf("category changes %+v, want the local campaign moved to UTILITY", res.CategoryChanges)
+	}
+	if got := f.campaign(t, local.ID); got.Category != domain.CategoryUtility {
+		t.Errorf("after the sync: %v, want Meta's UTILITY", got.Category)
+	}
+	again, err := f.create.Handle(ctx, app.CreateCampaign{Name: "Again", TemplateName: "order_update", Language: "en_US",
+		Body: "Order {{1}} ships {{2}}", Category: domain.CategoryMarketing})
+	if err != nil || again.Category != domain.CategoryUtility {
+		t.Errorf("a campaign of a synced template: %v (%v), want Meta's UTILITY", again.Category, err)
 	}
 }

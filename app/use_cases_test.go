@@ -14,6 +14,8 @@ import (
 	"github.com/heraldhq/herald/adapters/memstore"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -22,7 +24,7 @@ func TestSyncContactCreatesThenUpdates(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	h := app.NewSyncContactHandler(f.st, f.clock, f.ids, app.NewObserver(nil))
+	h := app.NewSyncContactHandler(f.st, f.clock, f.ids, usecase.NewObserver(nil))
 	created, err := h.Handle(ctx, app.SyncContact{Principal: f.principal, PhoneNumber: phone, Changes: domain.ContactSync{
 		Name: ptr(" Ana "), Email: ptr("ana@example.com"), Attributes: map[string]string{"plan": "pro", "city": "Lisbon"},
 		Tags: []string{"vip", "beta", "vip"}}})
@@ -101,7 +103,7 @@ func TestGetContactByPhone(t *testing.T) {
 	ctx := context.Background()
 	ws, _ := f.otherWorkspace(t)
 	sent := f.send(t, f.principal, phone)
-	h := app.NewGetContactByPhoneHandler(f.st, app.NewObserver(nil))
+	h := app.NewGetContactByPhoneHandler(f.st, usecase.NewObserver(nil))
 	c, err := h.Handle(ctx, app.GetContactByPhone{Principal: f.principal, PhoneNumber: phone})
 	if err != nil || c.ID != sent.ContactID {
 		t.Fatalf("contact %+v (%v), want %s", c, err, sent.ContactID)
@@ -127,7 +129,7 @@ func TestGetMessage(t *testing.T) {
 	ctx := context.Background()
 	ws, _ := f.otherWorkspace(t)
 	sent := f.send(t, f.principal, phone)
-	h := app.NewGetMessageHandler(f.st, app.NewObserver(nil))
+	h := app.NewGetMessageHandler(f.st, usecase.NewObserver(nil))
 	m, err := h.Handle(ctx, app.GetMessage{Principal: f.principal, MessageID: string(sent.ID)})
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +159,7 @@ func TestListConversation(t *testing.T) {
 		f.clock.Advance(time.Second)
 	}
 	contact := sent[0].ContactID
-	h := app.NewListConversationHandler(f.st, f.st, app.NewObserver(nil))
+	h := app.NewListConversationHandler(f.st, f.st, usecase.NewObserver(nil))
 	var got []domain.MessageID
 	cursor := ""
 	for pages := 0; ; pages++ {
@@ -214,7 +216,7 @@ func TestGetCampaignAndStats(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	rec := app.NewRecordStatusEventHandler(f.st, f.clock, nil)
+	rec := delivery.NewRecordStatusEventHandler(f.st, f.clock, nil)
 	outcomes := []struct {
 		status  domain.MessageStatus
 		failure *domain.Failure
@@ -236,7 +238,7 @@ func TestGetCampaignAndStats(t *testing.T) {
 	if want.DeliveryRate != 3.0/6.0 || want.ReadRate != 2.0/3.0 || want.Total != 7 {
 		t.Fatalf("expected stats %+v", want)
 	}
-	stats, err := app.NewGetCampaignStatsHandler(f.st, f.st, f.clock, app.NewObserver(nil)).Handle(ctx, app.GetCampaignStats{Principal: f.principal, CampaignID: string(f.campaign.ID)})
+	stats, err := app.NewGetCampaignStatsHandler(f.st, f.st, f.clock, usecase.NewObserver(nil)).Handle(ctx, app.GetCampaignStats{Principal: f.principal, CampaignID: string(f.campaign.ID)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +263,7 @@ func TestGetCampaignAndStats(t *testing.T) {
 			}
 		}
 	}
-	get := app.NewGetCampaignHandler(f.st, f.st, app.NewObserver(nil))
+	get := app.NewGetCampaignHandler(f.st, f.st, usecase.NewObserver(nil))
 	view, err := get.Handle(ctx, app.GetCampaign{Principal: f.principal, CampaignID: string(f.campaign.ID)})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -132,6 +133,23 @@ var (
 	ErrInvalidWebhookURL       = &Error{Code: CodeInvalidWebhookURL}
 	ErrInvalidEventType        = &Error{Code: CodeInvalidEventType}
 )
+
+// notFound are the errors that say an object does not exist, or is another
+// workspace's (which callers cannot tell apart).
+var notFound = []*Error{ErrCampaignNotFound, ErrContactNotFound, ErrMessageNotFound, ErrKeyNotFound,
+	ErrWorkspaceNotFound, ErrTemplateNotFound, ErrWebhookEventNotFound, ErrSessionNotFound, ErrOperatorNotFound}
+
+// IsNotFound reports whether err is, or wraps, one of the not-found errors
+// (ErrCampaignNotFound, ErrContactNotFound, …): what a page or an answer
+// shows as "there is nothing here".
+func IsNotFound(err error) bool {
+	for _, nf := range notFound {
+		if errors.Is(err, nf) {
+			return true
+		}
+	}
+	return false
+}
 
 // NotFound returns the not-found error for what, keeping the sentinel's
 // detail. Repositories use it so every adapter answers alike.

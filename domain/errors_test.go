@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/heraldhq/herald/domain"
@@ -126,5 +127,22 @@ func TestKeyAuthErrorIsInvalidAPIKeyOnTheWire(t *testing.T) {
 	}
 	if err.Error() != "invalid api key: token has the wrong length" {
 		t.Fatalf("Error() = %q, want the reason for the log", err.Error())
+	}
+}
+
+// TestIsNotFound: every code that names a missing object is a not-found
+// error, wrapped or not, whatever its detail; no other code is.
+func TestIsNotFound(t *testing.T) {
+	t.Parallel()
+	for _, c := range domain.Codes() {
+		err := fmt.Errorf("reading: %w", &domain.Error{Code: c, Detail: "any"})
+		if want := strings.HasSuffix(string(c), "_not_found"); domain.IsNotFound(err) != want {
+			t.Errorf("IsNotFound(%s) = %v, want %v", c, !want, want)
+		}
+	}
+	for _, err := range []error{nil, errors.New("campaign_not_found"), domain.ErrConflict} {
+		if domain.IsNotFound(err) {
+			t.Errorf("IsNotFound(%v) = true, want false", err)
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 )
 
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/clock.go . Clock
-//go:generate go tool moq -rm -pkg portsmock -out portsmock/id_generator.go . IDGenerator
 
 // Clock tells the time; the domain never reads it itself.
 type Clock interface {

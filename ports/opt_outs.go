@@ -6,8 +6,6 @@ import (
 	"github.com/heraldhq/herald/domain"
 )
 
-//go:generate go tool moq -rm -pkg portsmock -out portsmock/opt_out_reader.go . OptOutReader
-
 // OptOutReader reads whether contacts still take messages, for the
 // dispatcher's check right before each send: two flags, not the whole
 // contact, since it runs once per message sent.

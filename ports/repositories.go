@@ -7,17 +7,13 @@ import (
 	"github.com/heraldhq/herald/domain"
 )
 
-//go:generate go tool moq -rm -pkg portsmock -out portsmock/workspace_repository.go . WorkspaceRepository
+// Mocks are generated for the ports a test fakes (failure injection);
+// repositories are otherwise tested on memstore, which keeps the contract.
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/key_repository.go . KeyRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/campaign_repository.go . CampaignRepository
-//go:generate go tool moq -rm -pkg portsmock -out portsmock/template_repository.go . TemplateRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/contact_repository.go . ContactRepository
-//go:generate go tool moq -rm -pkg portsmock -out portsmock/message_repository.go . MessageRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/message_queue.go . MessageQueue
-//go:generate go tool moq -rm -pkg portsmock -out portsmock/conversation_repository.go . ConversationRepository
-//go:generate go tool moq -rm -pkg portsmock -out portsmock/webhook_event_repository.go . WebhookEventRepository
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/pinger.go . Pinger
-//go:generate go tool moq -rm -pkg portsmock -out portsmock/operator_repository.go . OperatorRepository
 
 // Conventions for every repository:
 //   - The workspace id follows ctx, and an object of another workspace is
@@ -57,7 +53,6 @@ type KeyRepository interface {
 	// GetKeyByIdentifier is the authentication lookup, one index hit, across
 	// workspaces: the identifier is globally unique.
 	GetKeyByIdentifier(ctx context.Context, identifier string) (domain.APIKey, error)
-	GetKey(ctx context.Context, ws domain.WorkspaceID, id domain.KeyID) (domain.APIKey, error)
 	// ListKeys lists a workspace's keys, newest first.
 	ListKeys(ctx context.Context, ws domain.WorkspaceID) ([]domain.APIKey, error)
 	UpdateKey(ctx context.Context, ws domain.WorkspaceID, id domain.KeyID, fn func(*domain.APIKey) error) (domain.APIKey, error)
@@ -173,6 +168,10 @@ type MessageRepository interface {
 	// by id when id is not empty, otherwise by the provider's message id.
 	LocateMessage(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error)
 	UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID, fn func(*domain.Message) error) (domain.Message, error)
+}
+
+// MessageStatsReader counts a campaign's messages for its statistics.
+type MessageStatsReader interface {
 	// CountMessagesByStatus counts a campaign's messages of mode per
 	// current status.
 	CountMessagesByStatus(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode) (map[domain.MessageStatus]int, error)
@@ -186,7 +185,12 @@ type MessageRepository interface {
 	// starting from from's up to to's. Only non-zero counts are returned,
 	// in no particular order.
 	CountStatusTimeline(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, mode domain.KeyMode, from, to time.Time, interval time.Duration) ([]domain.StatusCount, error)
+}
 
+// ParkedStatusRepository keeps status events that arrived before their
+// message was known by its wamid (they raced ahead of the send's answer,
+// or came without our id), until a message gets that wamid.
+type ParkedStatusRepository interface {
 	// ParkStatus keeps a status event for a message not known yet (its
 	// wamid is not recorded on any message), until TakeParkedStatuses
 	// claims it. e.ProviderID is required; the same status for the same

@@ -8,7 +8,6 @@ import (
 )
 
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/idempotency_repository.go . IdempotencyRepository
-//go:generate go tool moq -rm -pkg portsmock -out portsmock/send_count_repository.go . SendCountRepository
 
 // IdempotencyRepository stores the Idempotency-Keys sends have claimed.
 type IdempotencyRepository interface {

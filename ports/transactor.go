@@ -12,6 +12,7 @@ type Repos struct {
 	Templates     TemplateRepository
 	Contacts      ContactRepository
 	Messages      MessageRepository
+	Parked        ParkedStatusRepository
 	Queue         MessageQueue
 	Conversations ConversationRepository
 	Webhooks      WebhookEventRepository

@@ -6,12 +6,13 @@ import (
 	"github.com/heraldhq/herald/domain"
 )
 
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/webhook_verifier.go . WebhookVerifier
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/webhook_decoder.go . WebhookDecoder
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/business_numbers.go . BusinessNumbers
 
-// WebhookDecoder authenticates Meta's webhook calls and reads their
-// payloads (adapters/whatsapp).
-type WebhookDecoder interface {
+// WebhookVerifier authenticates Meta's webhook calls (adapters/whatsapp):
+// the subscription handshake and the signature over each call's raw body.
+type WebhookVerifier interface {
 	// VerifySubscription answers Meta's verification handshake: nil when
 	// mode is "subscribe" and token is the configured verify token,
 	// domain.ErrVerificationFailed otherwise (also when none is configured).
@@ -20,6 +21,11 @@ type WebhookDecoder interface {
 	// body for each configured app secret, in constant time:
 	// domain.ErrInvalidSignature when none matches or none is configured.
 	VerifySignature(body []byte, header string) error
+}
+
+// WebhookDecoder reads the payloads of Meta's webhook calls
+// (adapters/whatsapp).
+type WebhookDecoder interface {
 	// Decode reads a verified body. Parts it does not know are skipped;
 	// an error means the body is not a webhook payload at all.
 	Decode(body []byte) (WebhookBatch, error)
@@ -44,7 +50,7 @@ type WebhookBatch struct {
 	// number or their business-scoped user id.
 	IdentityChanges []IdentityChangeEvent
 	// Preferences and Categories are users' marketing opt-outs and
-	// templates' category changes (webhook_marketing.go).
+	// templates' category changes (whatsapp's decode_marketing.go).
 	Preferences []MarketingPreferenceEvent
 	Categories  []TemplateCategoryEvent
 	// Errors are account-level errors (no message concerned), for the log.

@@ -2,7 +2,12 @@ package test
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -10,8 +15,9 @@ import (
 const module = "github.com/heraldhq/herald"
 
 // TestImportRules enforces the hexagonal arrows: adapters → app → ports →
-// domain. The domain does no I/O; app never imports an adapter; adapters do
-// not import each other; mocks and contract suites stay in tests.
+// domain. The domain does no I/O; app never imports an adapter, and
+// app/delivery never imports app; adapters do not import each other; mocks
+// and contract suites stay in tests.
 func TestImportRules(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", module+"/...").Output()
@@ -62,6 +68,12 @@ func forbidden(pkg, imp string) string {
 		if local && (layer(own) == "adapters" || layer(own) == "cmd") {
 			return "app never imports an adapter"
 		}
+		if local && strings.HasPrefix(pkg, "app/delivery") && own == "app" {
+			return "app/delivery never imports app: app hands over to it"
+		}
+		if local && strings.HasPrefix(pkg, "app/usecase") && (own == "app" || strings.HasPrefix(own, "app/delivery")) {
+			return "app/usecase is what app and app/delivery share: it imports neither"
+		}
 	case "adapters":
 		if local && layer(own) == "adapters" && adapterOf(own) != adapterOf(pkg) {
 			return "no adapter imports another adapter"
@@ -85,6 +97,135 @@ func adapterOf(p string) string {
 	return parts[1]
 }
 
+// TestFileImportRules enforces the rules STYLE §1 and §5 set per file, in
+// the packages that join the fx graph (domain, ports, app, adapters; not
+// cmd/herald, which builds it, nor tests):
+//   - only module.go files import fx; an adapter's server.go may take fx's
+//     lifecycle (fx.Lifecycle and its hooks) through its module's
+//     constructor parameters, and uses nothing else of fx;
+//   - in app and its packages only the logging wrapper
+//     (app/usecase/observe.go) and the module.go files import zap.
+func TestFileImportRules(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-json=ImportPath,Dir,GoFiles", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	files := 0
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Dir        string
+			GoFiles    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkg := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		for _, name := range p.GoFiles {
+			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(p.Dir, name), nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files++
+			for _, spec := range f.Imports {
+				imp, _ := strconv.Unquote(spec.Path.Value)
+				if why := fileForbidden(pkg, name, imp); why != "" {
+					t.Errorf("%s/%s imports %s: %s", pkg, name, imp, why)
+				}
+			}
+			if pkg != "" && layerOf(pkg) == "adapters" && name == "server.go" {
+				for _, use := range fxUses(t, filepath.Join(p.Dir, name)) {
+					if !lifecycleOnly[use] {
+						t.Errorf("%s/%s uses fx.%s: a server.go takes fx's lifecycle and nothing else of fx", pkg, name, use)
+					}
+				}
+			}
+		}
+	}
+	if files < 100 {
+		t.Fatalf("go list showed only %d files; the check is not looking at the project", files)
+	}
+}
+
+// lifecycleOnly is what of fx an adapter's server.go may use: the
+// lifecycle its constructor takes, and the hooks it appends.
+var lifecycleOnly = map[string]bool{"Lifecycle": true, "Hook": true, "StartHook": true, "StopHook": true, "StartStopHook": true}
+
+func layerOf(p string) string { return strings.SplitN(p, "/", 2)[0] }
+
+// fileForbidden says why file name of package pkg may not import imp, or
+// "" when it may.
+func fileForbidden(pkg, name, imp string) string {
+	joinsGraph := map[string]bool{"domain": true, "ports": true, "app": true, "adapters": true}[layerOf(pkg)]
+	switch {
+	case imp == "go.uber.org/fx" || strings.HasPrefix(imp, "go.uber.org/fx/"):
+		if joinsGraph && name != "module.go" && !(layerOf(pkg) == "adapters" && name == "server.go") {
+			return "only module.go files import fx (an adapter's server.go may take its lifecycle)"
+		}
+	case imp == "go.uber.org/zap" || strings.HasPrefix(imp, "go.uber.org/zap/"):
+		if layerOf(pkg) == "app" && name != "module.go" && (pkg != "app/usecase" || name != "observe.go") {
+			return "in app only the logging wrapper (app/usecase/observe.go) and module.go files import zap"
+		}
+	}
+	return ""
+}
+
+// fxUses lists the names a file uses from the package it imports as fx.
+func fxUses(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uses []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == "fx" {
+				uses = append(uses, sel.Sel.Name)
+			}
+		}
+		return true
+	})
+	return uses
+}
+
+func TestFileForbiddenCatchesViolations(t *testing.T) {
+	t.Parallel()
+	forbiddenCases := []struct{ pkg, file, imp string }{
+		{"adapters/httpapi", "debug.go", "go.uber.org/fx"},
+		{"adapters/sqlstore", "store.go", "go.uber.org/fx"},
+		{"app", "send_campaign_message.go", "go.uber.org/fx"},
+		{"app/delivery", "dispatch.go", "go.uber.org/zap"},
+		{"app", "sync_templates.go", "go.uber.org/zap"},
+		{"app/usecase", "every.go", "go.uber.org/zap"},
+		{"app/delivery", "observe.go", "go.uber.org/zap/zapcore"},
+		{"ports", "store.go", "go.uber.org/fx"},
+		{"app", "server.go", "go.uber.org/fx"},
+	}
+	for _, c := range forbiddenCases {
+		if fileForbidden(c.pkg, c.file, c.imp) == "" {
+			t.Errorf("%s/%s importing %s should be forbidden", c.pkg, c.file, c.imp)
+		}
+	}
+	allowed := []struct{ pkg, file, imp string }{
+		{"adapters/httpapi", "module.go", "go.uber.org/fx"},
+		{"adapters/httpapi", "server.go", "go.uber.org/fx"},
+		{"adapters/zaplog", "module.go", "go.uber.org/fx/fxevent"},
+		{"app", "module.go", "go.uber.org/zap"},
+		{"app/delivery", "module.go", "go.uber.org/fx"},
+		{"app/usecase", "observe.go", "go.uber.org/zap"},
+		{"adapters/sandbox", "sender.go", "go.uber.org/zap"},
+		{"cmd/herald", "options.go", "go.uber.org/fx"},
+	}
+	for _, c := range allowed {
+		if why := fileForbidden(c.pkg, c.file, c.imp); why != "" {
+			t.Errorf("%s/%s may import %s: %s", c.pkg, c.file, c.imp, why)
+		}
+	}
+}
+
 func TestForbiddenCatchesViolations(t *testing.T) {
 	t.Parallel()
 	cases := []struct{ pkg, imp string }{
@@ -95,6 +236,8 @@ func TestForbiddenCatchesViolations(t *testing.T) {
 		{"app", module + "/adapters/sqlstore"},
 		{"adapters/httpapi", module + "/adapters/memstore"},
 		{"adapters/sqlstore", module + "/ports/portsmock"},
+		{"app/delivery", module + "/app"},
+		{"app/usecase", module + "/app/delivery"},
 	}
 	for _, c := range cases {
 		if forbidden(c.pkg, c.imp) == "" {

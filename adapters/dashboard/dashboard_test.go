@@ -17,6 +17,7 @@ import (
 	"github.com/heraldhq/herald/adapters/memstore"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 )
 
@@ -42,7 +43,7 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 	t.Helper()
 	ctx := context.Background()
 	st := memstore.New()
-	clock, ids, obs := system.Clock{}, system.NewIDs(), app.NewObserver(nil)
+	clock, ids, obs := system.Clock{}, system.NewIDs(), usecase.NewObserver(nil)
 	def := app.NewEnsureDefaultWorkspaceHandler(st, clock, ids)
 	auth := app.NewAuthenticateKeyHandler(st, clock, app.Config{})
 	e := &env{store: st,

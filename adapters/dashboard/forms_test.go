@@ -15,6 +15,7 @@ import (
 
 	"github.com/heraldhq/herald/adapters/dashboard"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
 )
@@ -159,7 +160,7 @@ func TestSignInWhileThePasswordChecksAreFull(t *testing.T) {
 		return false, ports.ErrTooManyPasswordChecks
 	}}
 	deps := e.deps
-	deps.LogIn = app.NewLogInHandler(e.store, full, nil, nil, app.NewObserver(nil))
+	deps.LogIn = app.NewLogInHandler(e.store, full, nil, nil, usecase.NewObserver(nil))
 	srv := httptest.NewServer(dashboard.NewHandler(deps, dashboard.Config{}, nil))
 	defer srv.Close()
 	b := e.browser(t)

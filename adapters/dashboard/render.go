@@ -106,7 +106,7 @@ func (h *dash) failErr(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, ports.ErrUnavailable):
 		h.fail(w, r, http.StatusServiceUnavailable, "The database cannot be reached just now. Nothing was changed; try again in a moment.")
-	case errors.As(err, &de) && strings.HasSuffix(string(de.Code), "_not_found"):
+	case domain.IsNotFound(err) && errors.As(err, &de):
 		h.fail(w, r, http.StatusNotFound, "There is nothing here: "+de.Detail+".")
 	default:
 		h.log.Error("dashboard request failed", zap.String("path", r.URL.Path), zap.Error(err))
@@ -118,7 +118,7 @@ func (h *dash) failErr(w http.ResponseWriter, r *http.Request, err error) {
 // problem with what was entered.
 func formError(err error) string {
 	var de *domain.Error
-	if !errors.As(err, &de) || strings.HasSuffix(string(de.Code), "_not_found") {
+	if !errors.As(err, &de) || domain.IsNotFound(err) {
 		return ""
 	}
 	msg := de.Detail

@@ -12,6 +12,7 @@ import (
 	"github.com/heraldhq/herald/adapters/httpapi"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports/porttest"
 	"github.com/heraldhq/herald/test/fakemeta"
@@ -35,7 +36,7 @@ func TestLiveKeyWithoutWhatsApp(t *testing.T) {
 		st := e.store
 		e.deps.SendCampaign = app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st,
 			Messages: st, Idempotency: st, SendCounts: st, Media: porttest.MediaByExtension(), Clock: system.Clock{},
-			IDs: system.NewIDs(), Obs: app.NewObserver(nil), LiveSending: false})
+			IDs: system.NewIDs(), Obs: usecase.NewObserver(nil), LiveSending: false})
 		e.h = httpapi.NewHandler(e.deps, unlimited, nil)
 		live := e.liveKey
 		noContact := problemBody(404, "contact_not_found", "Contact not found", "", "no contact with this phone number or id")

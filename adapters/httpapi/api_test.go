@@ -20,6 +20,8 @@ import (
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/adapters/whatsapp"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/porttest"
@@ -91,16 +93,16 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 	t.Helper()
 	ctx := context.Background()
 	clock, ids := system.Clock{}, system.NewIDs()
-	obs := app.NewObserver(nil)
+	obs := usecase.NewObserver(nil)
 	cfg := app.Config{}
 	auth := app.NewAuthenticateKeyHandler(st, clock, cfg)
 	def := app.NewEnsureDefaultWorkspaceHandler(st, clock, ids)
 	createKey := app.NewCreateKeyHandler(st, st, def, clock, ids)
 	createCampaign := app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids)
-	record := app.NewRecordStatusEventHandler(st, clock, obs)
+	record := delivery.NewRecordStatusEventHandler(st, clock, obs)
 	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{oldAppSecret, appSecret}, VerifyToken: verifyToken,
 		PhoneNumberIDs: []string{phoneID}})
-	applyHook := app.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, cfg, obs)
+	applyHook := delivery.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, delivery.Config{}, obs)
 	sb := sandbox.New(record, clock, sandbox.Config{}, nil)
 	t.Cleanup(sb.Close)
 
@@ -151,8 +153,8 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 		GetCampaign:    app.NewGetCampaignHandler(st, st, obs),
 		CampaignStats:  app.NewGetCampaignStatsHandler(st, st, clock, obs),
 		Conversation:   app.NewListConversationHandler(st, st, obs),
-		Webhook:        app.NewReceiveWebhookHandler(hooks, st, applyHook, clock, ids, obs),
-		WebhookVerify:  app.NewVerifyWebhookSubscriptionHandler(hooks, obs),
+		Webhook:        delivery.NewReceiveWebhookHandler(hooks, st, applyHook, clock, ids, obs),
+		WebhookVerify:  delivery.NewVerifyWebhookSubscriptionHandler(hooks, obs),
 		Store:          st,
 	}
 	for _, o := range opts {
@@ -170,7 +172,7 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 func newSendCampaign(st porttest.Store, cfg app.Config) *app.SendCampaignMessageHandler {
 	return app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st, Messages: st,
 		Idempotency: st, SendCounts: st, Media: porttest.MediaByExtension(), Clock: system.Clock{}, IDs: system.NewIDs(),
-		Config: cfg, Obs: app.NewObserver(nil), LiveSending: true})
+		Config: cfg, Obs: usecase.NewObserver(nil), LiveSending: true})
 }
 
 // do sends a request and returns the response and its body, after checking

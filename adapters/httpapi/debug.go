@@ -1,36 +1,22 @@
 package httpapi
 
 import (
-	"context"
 	"mime"
 	"net/http"
 	"net/http/pprof"
 	"strings"
-
-	"go.uber.org/fx"
-	"go.uber.org/zap"
 )
 
-// DebugModule serves Go's profiler (net/http/pprof) on its own listener, for
-// profiling a running server: go tool pprof http://ADDR/debug/pprof/profile.
-// It is off unless the operator names an address, and that address should be
-// loopback: profiles show code paths and the heap.
-func DebugModule(addr string) fx.Option {
-	return fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger) { newDebugServer(lc, addr, log) })
-}
-
-func newDebugServer(lc fx.Lifecycle, addr string, log *zap.Logger) {
+// newDebugHandler is Go's profiler (net/http/pprof) on a mux of its own,
+// for DebugModule's server (newDebugServer in server.go).
+func newDebugHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Addr: addr, Handler: noMultipart(mux), ReadHeaderTimeout: Config{}.WithDefaults().ReadHeaderTimeout}
-	serveOn(lc, srv, listenOptions{what: "debug ",
-		exposed: "the profiler listens on an address other than loopback: anyone who reaches it can read the heap, " +
-			"with the keys, tokens and messages in memory; set HERALD_DEBUG_ADDR to a loopback address such as 127.0.0.1:6060"},
-		log, func(context.Context) error { return srv.Close() })
+	return noMultipart(mux)
 }
 
 // noMultipart keeps the profiler's handlers, which read their parameters

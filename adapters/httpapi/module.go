@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
 	"github.com/heraldhq/herald/ports"
 )
 
@@ -19,6 +20,14 @@ var Module = fx.Module("httpapi",
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("http") }),
 )
 
+// DebugModule serves Go's profiler (net/http/pprof) on its own listener, for
+// profiling a running server: go tool pprof http://ADDR/debug/pprof/profile.
+// It is off unless the operator names an address, and that address should be
+// loopback: profiles show code paths and the heap.
+func DebugModule(addr string) fx.Option {
+	return fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger) { newDebugServer(lc, addr, log) })
+}
+
 type handlerParams struct {
 	fx.In
 	Auth           *app.AuthenticateKeyHandler
@@ -30,10 +39,10 @@ type handlerParams struct {
 	GetCampaign    *app.GetCampaignHandler
 	CampaignStats  *app.GetCampaignStatsHandler
 	Conversation   *app.ListConversationHandler
-	Webhook        *app.ReceiveWebhookHandler
-	WebhookVerify  *app.VerifyWebhookSubscriptionHandler
+	Webhook        *delivery.ReceiveWebhookHandler
+	WebhookVerify  *delivery.VerifyWebhookSubscriptionHandler
 	Store          ports.Pinger
-	Dispatcher     *app.Dispatcher
+	Dispatcher     *delivery.Dispatcher
 	Dashboard      http.Handler `name:"dashboard" optional:"true"`
 	Config         Config
 	Log            *zap.Logger

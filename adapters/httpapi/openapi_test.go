@@ -24,7 +24,7 @@ import (
 
 	"github.com/heraldhq/herald/adapters/httpapi"
 	"github.com/heraldhq/herald/adapters/whatsapp"
-	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
 )
 
 // The OpenAPI 3.1 document is checked with a JSON Schema 2020-12 validator
@@ -609,8 +609,8 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 
 	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{}) // refuses every call
 	h := httpapi.NewHandler(httpapi.Deps{Store: specPinger{},
-		Webhook:       app.NewReceiveWebhookHandler(hooks, nil, nil, nil, nil, nil),
-		WebhookVerify: app.NewVerifyWebhookSubscriptionHandler(hooks, nil)}, httpapi.Config{}, nil)
+		Webhook:       delivery.NewReceiveWebhookHandler(hooks, nil, nil, nil, nil, nil),
+		WebhookVerify: delivery.NewVerifyWebhookSubscriptionHandler(hooks, nil)}, httpapi.Config{}, nil)
 	// Without a key /v1 answers 401; Meta's webhook routes refuse what
 	// Meta did not sign or verify.
 	unkeyed := map[string]int{"GET /v1/webhooks/whatsapp": http.StatusForbidden, "POST /v1/webhooks/whatsapp": http.StatusUnauthorized}

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
 	"github.com/heraldhq/herald/ports"
 )
 
@@ -21,10 +22,10 @@ type Deps struct {
 	GetCampaign    *app.GetCampaignHandler
 	CampaignStats  *app.GetCampaignStatsHandler
 	Conversation   *app.ListConversationHandler
-	Webhook        *app.ReceiveWebhookHandler
-	WebhookVerify  *app.VerifyWebhookSubscriptionHandler
+	Webhook        *delivery.ReceiveWebhookHandler
+	WebhookVerify  *delivery.VerifyWebhookSubscriptionHandler
 	Store          ports.Pinger
-	Dispatcher     *app.Dispatcher // optional: readiness reports paused live sends
+	Dispatcher     *delivery.Dispatcher // optional: readiness reports paused live sends
 	// Dashboard, when not nil, serves everything under /dashboard/ (the
 	// web dashboard, with its own sign-in: it never sees API keys, and
 	// the routes here never accept its session).

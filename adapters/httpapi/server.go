@@ -41,6 +41,16 @@ func NewServer(lc fx.Lifecycle, cfg Config, h http.Handler, log *zap.Logger) *ht
 	return srv
 }
 
+// newDebugServer serves the profiler (newDebugHandler) on addr while the
+// application runs; DebugModule provides it.
+func newDebugServer(lc fx.Lifecycle, addr string, log *zap.Logger) {
+	srv := &http.Server{Addr: addr, Handler: newDebugHandler(), ReadHeaderTimeout: Config{}.WithDefaults().ReadHeaderTimeout}
+	serveOn(lc, srv, listenOptions{what: "debug ",
+		exposed: "the profiler listens on an address other than loopback: anyone who reaches it can read the heap, " +
+			"with the keys, tokens and messages in memory; set HERALD_DEBUG_ADDR to a loopback address such as 127.0.0.1:6060"},
+		log, func(context.Context) error { return srv.Close() })
+}
+
 // listenOptions say how serveOn serves: what it is (a prefix of its log
 // lines), its TLS certificate and key files (both or neither), and what to
 // warn when it serves plain HTTP on an address other than loopback.

@@ -4,14 +4,14 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
 )
 
 // verifyWebhook answers Meta's verification handshake: the challenge as
 // plain text when the verify token matches, 403 otherwise.
 func (a *api) verifyWebhook(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	challenge, err := a.d.WebhookVerify.Handle(r.Context(), app.VerifyWebhookSubscription{
+	challenge, err := a.d.WebhookVerify.Handle(r.Context(), delivery.VerifyWebhookSubscription{
 		Mode: q.Get("hub.mode"), Token: q.Get("hub.verify_token"), Challenge: q.Get("hub.challenge")})
 	if err != nil {
 		writeError(w, r, a.log, err)
@@ -40,9 +40,9 @@ func (a *api) receiveWebhook(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, derr.code, derr.param, derr.detail)
 		return
 	}
-	res, err := a.d.Webhook.Handle(r.Context(), app.ReceiveWebhook{Body: body, Signature: r.Header.Get("X-Hub-Signature-256")})
+	res, err := a.d.Webhook.Handle(r.Context(), delivery.ReceiveWebhook{Body: body, Signature: r.Header.Get("X-Hub-Signature-256")})
 	if err != nil {
-		if errors.Is(err, app.ErrWebhookNotJSON) {
+		if errors.Is(err, delivery.ErrWebhookNotJSON) {
 			writeProblem(w, r, CodeInvalidJSON, "", "the body is not JSON")
 			return
 		}

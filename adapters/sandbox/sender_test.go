@@ -272,9 +272,37 @@ func TestDefaultConfigPacesStatuses(t *testing.T) {
 
 func TestSenderContract(t *testing.T) {
 	t.Parallel()
-	porttest.RunSender(t, func(t *testing.T) ports.WhatsAppSender {
-		s := sandbox.New(discard(), fixedClock(), sandbox.Config{DeliveredAfter: time.Hour}, nil)
+	porttest.RunSender(t, func(t *testing.T) porttest.SenderUnderTest {
+		// Final statuses (failed, read) go to final; sent is reported
+		// during each send, delivered an hour later.
+		final := make(chan ports.StatusEvent, 16)
+		sink := &portsmock.StatusSinkMock{RecordStatusFunc: func(_ context.Context, e ports.StatusEvent) error {
+			if e.Status == domain.StatusFailed || e.Status == domain.StatusRead {
+				final <- e
+			}
+			return nil
+		}}
+		s := sandbox.New(sink, fixedClock(), sandbox.Config{DeliveredAfter: time.Hour}, nil)
 		t.Cleanup(s.Close)
-		return s
+		return porttest.SenderUnderTest{
+			Sender: s,
+			// The sandbox meets one failure: a number ending 0001 is
+			// undeliverable, as Meta reports it.
+			Provoke: func(t *testing.T, f porttest.SenderFailure, m ports.OutboundMessage) (ports.OutboundMessage, bool) {
+				if f != porttest.FailUndeliverable {
+					return m, false
+				}
+				m.To = domain.MustPhoneNumber("+14155550001")
+				return m, true
+			},
+			Reported: func(t *testing.T, id domain.MessageID) ports.StatusEvent {
+				t.Helper()
+				e := receive(t, final, 1)[0]
+				if e.MessageID != id {
+					t.Fatalf("final status of %s, want one of %s", e.MessageID, id)
+				}
+				return e
+			},
+		}
 	})
 }

@@ -65,12 +65,6 @@ func (s *Store) GetKeyByIdentifier(ctx context.Context, identifier string) (doma
 	return s.getKey(ctx, "get key by identifier", q, map[string]any{"identifier": identifier})
 }
 
-// GetKey returns one of a workspace's keys.
-func (s *Store) GetKey(ctx context.Context, ws domain.WorkspaceID, id domain.KeyID) (domain.APIKey, error) {
-	const q = `SELECT ` + keyColumns + ` FROM api_keys WHERE workspace_id = :workspace_id AND id = :id`
-	return s.getKey(ctx, "get key", q, map[string]any{"workspace_id": string(ws), "id": string(id)})
-}
-
 func (s *Store) getKey(ctx context.Context, op, q string, arg any) (domain.APIKey, error) {
 	var row keyRow
 	if err := s.get(ctx, &row, q, arg); err != nil {

@@ -28,23 +28,18 @@ var PostgresModule = fx.Module("sqlstore",
 	provideStore,
 )
 
-var provideStore = fx.Provide(fx.Annotate(New,
-	fx.As(new(ports.WorkspaceRepository)),
-	fx.As(new(ports.KeyRepository)),
-	fx.As(new(ports.CampaignRepository)),
-	fx.As(new(ports.TemplateRepository)),
-	fx.As(new(ports.ContactRepository)),
-	fx.As(new(ports.OptOutReader)),
-	fx.As(new(ports.MessageRepository)),
-	fx.As(new(ports.MessageQueue)),
-	fx.As(new(ports.ConversationRepository)),
-	fx.As(new(ports.WebhookEventRepository)),
-	fx.As(new(ports.IdempotencyRepository)),
-	fx.As(new(ports.SendCountRepository)),
-	fx.As(new(ports.OperatorRepository)),
-	fx.As(new(ports.Transactor)),
-	fx.As(new(ports.Pinger)),
-))
+// provideStore provides the one *Store as each of ports.StorePorts.
+var provideStore = fx.Provide(fx.Annotate(New, asStorePorts()...))
+
+// asStorePorts annotates a constructor's result as every store port, one
+// fx.As each (fx.As(a, b) in one call would mean something else).
+func asStorePorts() []fx.Annotation {
+	var as []fx.Annotation
+	for _, p := range ports.StorePorts() {
+		as = append(as, fx.As(p))
+	}
+	return as
+}
 
 func newSQLiteDB(lc fx.Lifecycle, cfg Config) (*sqlx.DB, Dialect, error) {
 	db, d, err := openFor(lc, cfg, "sqlite")

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/domain"
-	"github.com/heraldhq/herald/ports"
 )
 
 // pendingRow is a message of a contact that has not left the queue, with
@@ -94,5 +93,3 @@ func (s *Store) GetOptOutState(ctx context.Context, ws domain.WorkspaceID, id do
 	}
 	return domain.OptOutState{OptedOut: row.OptedOut, MarketingStopped: row.Marketing}, nil
 }
-
-var _ ports.OptOutReader = (*Store)(nil)

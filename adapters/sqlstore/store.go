@@ -29,22 +29,8 @@ type Store struct {
 	stmts *stmtCache
 }
 
-var (
-	_ ports.WorkspaceRepository    = (*Store)(nil)
-	_ ports.KeyRepository          = (*Store)(nil)
-	_ ports.CampaignRepository     = (*Store)(nil)
-	_ ports.TemplateRepository     = (*Store)(nil)
-	_ ports.ContactRepository      = (*Store)(nil)
-	_ ports.MessageRepository      = (*Store)(nil)
-	_ ports.MessageQueue           = (*Store)(nil)
-	_ ports.ConversationRepository = (*Store)(nil)
-	_ ports.WebhookEventRepository = (*Store)(nil)
-	_ ports.IdempotencyRepository  = (*Store)(nil)
-	_ ports.SendCountRepository    = (*Store)(nil)
-	_ ports.OperatorRepository     = (*Store)(nil)
-	_ ports.Transactor             = (*Store)(nil)
-	_ ports.Pinger                 = (*Store)(nil)
-)
+// Store is every store port (ports.Store lists them).
+var _ ports.Store = (*Store)(nil)
 
 // New returns a store over db, a pool opened by Open (or OpenSQLite) for the
 // dialect d, and migrated.

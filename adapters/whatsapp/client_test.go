@@ -29,11 +29,30 @@ func newFake(t *testing.T) (*fakemeta.Server, *whatsapp.Client) {
 	return fake, whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, PhoneNumberID: fake.PhoneNumberID, Timeout: 2 * time.Second})
 }
 
+// metaErrors are Meta's answers to the failures of the sender contract.
+var metaErrors = map[porttest.SenderFailure]fakemeta.Fault{
+	porttest.FailUndeliverable: {HTTP: 400, Code: 131026, Title: "Message undeliverable"},
+	porttest.FailThrottled:     {HTTP: 400, Code: 130429, Title: "Rate limit hit"},
+	porttest.FailPairLimited:   {HTTP: 400, Code: 131056, Title: "(Business Account, Consumer Account) pair rate limit hit"},
+}
+
 func TestSenderContract(t *testing.T) {
 	t.Parallel()
-	porttest.RunSender(t, func(t *testing.T) ports.WhatsAppSender {
-		_, c := newFake(t)
-		return c
+	porttest.RunSender(t, func(t *testing.T) porttest.SenderUnderTest {
+		fake, c := newFake(t)
+		return porttest.SenderUnderTest{
+			Sender: c,
+			// The fake answers the next send with Meta's error.
+			Provoke: func(t *testing.T, f porttest.SenderFailure, m ports.OutboundMessage) (ports.OutboundMessage, bool) {
+				fault, ok := metaErrors[f]
+				if !ok {
+					t.Fatalf("no Meta error for %s", f)
+				}
+				fault.Times = 1
+				fake.Inject(fault)
+				return m, true
+			},
+		}
 	})
 }
 

@@ -23,10 +23,11 @@ var TemplateSourceModule = fx.Module("whatsapp.templates",
 	fx.Provide(func(c *Client) ports.TemplateSource { return c }),
 )
 
-// WebhookModule provides the webhook checks and decoding
-// (ports.WebhookDecoder) and the business numbers that are Herald's
-// (ports.BusinessNumbers). It needs a WebhookConfig, and not Module:
+// WebhookModule provides the webhook checks (ports.WebhookVerifier), their
+// decoding (ports.WebhookDecoder) and the business numbers that are
+// Herald's (ports.BusinessNumbers), all one *Webhooks. It needs a WebhookConfig, and not Module:
 // webhooks are received even when nothing is sent through the Cloud API.
 var WebhookModule = fx.Module("whatsapp.webhooks",
-	fx.Provide(fx.Annotate(NewWebhooks, fx.As(new(ports.WebhookDecoder)), fx.As(new(ports.BusinessNumbers)))),
+	fx.Provide(fx.Annotate(NewWebhooks, fx.As(new(ports.WebhookVerifier)), fx.As(new(ports.WebhookDecoder)),
+		fx.As(new(ports.BusinessNumbers)))),
 )

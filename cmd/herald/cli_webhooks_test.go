@@ -15,7 +15,8 @@ import (
 	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/adapters/whatsapp"
-	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/test/fakemeta"
 	"github.com/heraldhq/herald/test/testenv"
@@ -79,13 +80,13 @@ func newWebhookCLI(t *testing.T, databaseURL string) *cli {
 // Meta signs them: each is stored and applied. It returns the event ids.
 func receive(t *testing.T, c *cli, bodies ...[]byte) []string {
 	t.Helper()
-	st, ids, clock, obs := openStore(t, c), system.NewIDs(), system.Clock{}, app.NewObserver(nil)
+	st, ids, clock, obs := openStore(t, c), system.NewIDs(), system.Clock{}, usecase.NewObserver(nil)
 	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{hookSecret}, PhoneNumberIDs: []string{hookPhone}})
-	apply := app.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, app.Config{}, obs)
-	h := app.NewReceiveWebhookHandler(hooks, st, apply, clock, ids, obs)
+	apply := delivery.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, delivery.Config{}, obs)
+	h := delivery.NewReceiveWebhookHandler(hooks, st, apply, clock, ids, obs)
 	var out []string
 	for _, b := range bodies {
-		res, err := h.Handle(context.Background(), app.ReceiveWebhook{Body: b, Signature: fakemeta.Sign(hookSecret, b)})
+		res, err := h.Handle(context.Background(), delivery.ReceiveWebhook{Body: b, Signature: fakemeta.Sign(hookSecret, b)})
 		if err != nil || !res.Applied || res.Duplicate {
 			t.Fatalf("receiving %s: %+v %v", b, res, err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/heraldhq/herald/adapters/whatsapp"
 	"github.com/heraldhq/herald/adapters/zaplog"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
 )
 
 // storeModule picks the store from the database URL.
@@ -46,9 +47,9 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 		fx.Supply(
 			zaplog.Config{Format: cfg.LogFormat, Level: logLevel, Output: logOut},
 			sqlstore.Config{DatabaseURL: cfg.DatabaseURL, MaxOpenConns: cfg.DatabaseMaxOpenConns},
-			app.Config{KeyCacheTTL: cfg.KeyCacheTTL, LeaseDuration: cfg.LeaseDuration, LiveMPS: cfg.WhatsAppMPS,
-				TemplateRefresh: cfg.TemplateRefresh, OptKeywords: keywords, Media: cfg.media().Policy(),
+			app.Config{KeyCacheTTL: cfg.KeyCacheTTL, TemplateRefresh: cfg.TemplateRefresh, Media: cfg.media().Policy(),
 				DailySendCap: cfg.DailySendCap},
+			delivery.Config{LeaseDuration: cfg.LeaseDuration, LiveMPS: cfg.WhatsAppMPS, OptKeywords: keywords},
 			whatsapp.WebhookConfig{AppSecrets: splitList(cfg.WhatsAppAppSecret), VerifyToken: cfg.WhatsAppVerifyToken,
 				PhoneNumberIDs: []string{cfg.WhatsAppPhoneID}},
 			system.PasswordConfig{MaxChecks: cfg.DashboardMaxPasswordChecks},
@@ -58,6 +59,7 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 		system.Module,
 		store,
 		app.Module,
+		delivery.Module,
 		media.Module,
 		whatsapp.WebhookModule,
 		cloudAPI(cfg),
@@ -95,7 +97,8 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		liveSender(cfg),
 		httpapi.Module,
 		dashboard.Module,
-		app.WorkersModule,
+		app.WorkersModule,          // first: the default workspace exists before anything is sent
+		delivery.WorkersModule,     // stops first: sends in flight finish, the rest are released
 		debugServer(cfg.DebugAddr), // listening before the API, for profiling its start
 		fx.Invoke(func(*http.Server) {}),
 	), nil

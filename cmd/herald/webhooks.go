@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
 )
 
 type replayedJSON struct {
@@ -60,7 +60,7 @@ func newWebhooksReplayCmd(e *env) *cobra.Command {
 		Args: noArgs,
 	}
 	cmd.RunE = e.action(func(*cobra.Command, []string) error {
-		c := app.ReplayWebhookEvents{ID: id}
+		c := delivery.ReplayWebhookEvents{ID: id}
 		if since != "" {
 			if id != "" {
 				return usagef("give --id or --since, not both")
@@ -70,7 +70,7 @@ func newWebhooksReplayCmd(e *env) *cobra.Command {
 				return usagef("--since must be an RFC 3339 time, e.g. 2026-11-23T00:00:00Z")
 			}
 		}
-		var h *app.ReplayWebhookEventsHandler
+		var h *delivery.ReplayWebhookEventsHandler
 		return e.withApp(func() error {
 			res, err := h.Handle(e.ctx, c)
 			if err != nil {

@@ -24,9 +24,6 @@ var _ ports.KeyRepository = &KeyRepositoryMock{}
 //			CreateKeyFunc: func(ctx context.Context, k domain.APIKey) error {
 //				panic("mock out the CreateKey method")
 //			},
-//			GetKeyFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.KeyID) (domain.APIKey, error) {
-//				panic("mock out the GetKey method")
-//			},
 //			GetKeyByIdentifierFunc: func(ctx context.Context, identifier string) (domain.APIKey, error) {
 //				panic("mock out the GetKeyByIdentifier method")
 //			},
@@ -49,9 +46,6 @@ type KeyRepositoryMock struct {
 	// CreateKeyFunc mocks the CreateKey method.
 	CreateKeyFunc func(ctx context.Context, k domain.APIKey) error
 
-	// GetKeyFunc mocks the GetKey method.
-	GetKeyFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.KeyID) (domain.APIKey, error)
-
 	// GetKeyByIdentifierFunc mocks the GetKeyByIdentifier method.
 	GetKeyByIdentifierFunc func(ctx context.Context, identifier string) (domain.APIKey, error)
 
@@ -72,15 +66,6 @@ type KeyRepositoryMock struct {
 			Ctx context.Context
 			// K is the k argument value.
 			K domain.APIKey
-		}
-		// GetKey holds details about calls to the GetKey method.
-		GetKey []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// Ws is the ws argument value.
-			Ws domain.WorkspaceID
-			// ID is the id argument value.
-			ID domain.KeyID
 		}
 		// GetKeyByIdentifier holds details about calls to the GetKeyByIdentifier method.
 		GetKeyByIdentifier []struct {
@@ -116,7 +101,6 @@ type KeyRepositoryMock struct {
 		}
 	}
 	lockCreateKey          sync.RWMutex
-	lockGetKey             sync.RWMutex
 	lockGetKeyByIdentifier sync.RWMutex
 	lockListKeys           sync.RWMutex
 	lockTouchKeys          sync.RWMutex
@@ -156,46 +140,6 @@ func (mock *KeyRepositoryMock) CreateKeyCalls() []struct {
 	mock.lockCreateKey.RLock()
 	calls = mock.calls.CreateKey
 	mock.lockCreateKey.RUnlock()
-	return calls
-}
-
-// GetKey calls GetKeyFunc.
-func (mock *KeyRepositoryMock) GetKey(ctx context.Context, ws domain.WorkspaceID, id domain.KeyID) (domain.APIKey, error) {
-	if mock.GetKeyFunc == nil {
-		panic("KeyRepositoryMock.GetKeyFunc: method is nil but KeyRepository.GetKey was just called")
-	}
-	callInfo := struct {
-		Ctx context.Context
-		Ws  domain.WorkspaceID
-		ID  domain.KeyID
-	}{
-		Ctx: ctx,
-		Ws:  ws,
-		ID:  id,
-	}
-	mock.lockGetKey.Lock()
-	mock.calls.GetKey = append(mock.calls.GetKey, callInfo)
-	mock.lockGetKey.Unlock()
-	return mock.GetKeyFunc(ctx, ws, id)
-}
-
-// GetKeyCalls gets all the calls that were made to GetKey.
-// Check the length with:
-//
-//	len(mockedKeyRepository.GetKeyCalls())
-func (mock *KeyRepositoryMock) GetKeyCalls() []struct {
-	Ctx context.Context
-	Ws  domain.WorkspaceID
-	ID  domain.KeyID
-} {
-	var calls []struct {
-		Ctx context.Context
-		Ws  domain.WorkspaceID
-		ID  domain.KeyID
-	}
-	mock.lockGetKey.RLock()
-	calls = mock.calls.GetKey
-	mock.lockGetKey.RUnlock()
 	return calls
 }
 

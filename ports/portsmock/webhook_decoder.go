@@ -21,12 +21,6 @@ var _ ports.WebhookDecoder = &WebhookDecoderMock{}
 //			DecodeFunc: func(body []byte) (ports.WebhookBatch, error) {
 //				panic("mock out the Decode method")
 //			},
-//			VerifySignatureFunc: func(body []byte, header string) error {
-//				panic("mock out the VerifySignature method")
-//			},
-//			VerifySubscriptionFunc: func(mode string, token string) error {
-//				panic("mock out the VerifySubscription method")
-//			},
 //		}
 //
 //		// use mockedWebhookDecoder in code that requires ports.WebhookDecoder
@@ -37,12 +31,6 @@ type WebhookDecoderMock struct {
 	// DecodeFunc mocks the Decode method.
 	DecodeFunc func(body []byte) (ports.WebhookBatch, error)
 
-	// VerifySignatureFunc mocks the VerifySignature method.
-	VerifySignatureFunc func(body []byte, header string) error
-
-	// VerifySubscriptionFunc mocks the VerifySubscription method.
-	VerifySubscriptionFunc func(mode string, token string) error
-
 	// calls tracks calls to the methods.
 	calls struct {
 		// Decode holds details about calls to the Decode method.
@@ -50,24 +38,8 @@ type WebhookDecoderMock struct {
 			// Body is the body argument value.
 			Body []byte
 		}
-		// VerifySignature holds details about calls to the VerifySignature method.
-		VerifySignature []struct {
-			// Body is the body argument value.
-			Body []byte
-			// Header is the header argument value.
-			Header string
-		}
-		// VerifySubscription holds details about calls to the VerifySubscription method.
-		VerifySubscription []struct {
-			// Mode is the mode argument value.
-			Mode string
-			// Token is the token argument value.
-			Token string
-		}
 	}
-	lockDecode             sync.RWMutex
-	lockVerifySignature    sync.RWMutex
-	lockVerifySubscription sync.RWMutex
+	lockDecode sync.RWMutex
 }
 
 // Decode calls DecodeFunc.
@@ -99,77 +71,5 @@ func (mock *WebhookDecoderMock) DecodeCalls() []struct {
 	mock.lockDecode.RLock()
 	calls = mock.calls.Decode
 	mock.lockDecode.RUnlock()
-	return calls
-}
-
-// VerifySignature calls VerifySignatureFunc.
-func (mock *WebhookDecoderMock) VerifySignature(body []byte, header string) error {
-	if mock.VerifySignatureFunc == nil {
-		panic("WebhookDecoderMock.VerifySignatureFunc: method is nil but WebhookDecoder.VerifySignature was just called")
-	}
-	callInfo := struct {
-		Body   []byte
-		Header string
-	}{
-		Body:   body,
-		Header: header,
-	}
-	mock.lockVerifySignature.Lock()
-	mock.calls.VerifySignature = append(mock.calls.VerifySignature, callInfo)
-	mock.lockVerifySignature.Unlock()
-	return mock.VerifySignatureFunc(body, header)
-}
-
-// VerifySignatureCalls gets all the calls that were made to VerifySignature.
-// Check the length with:
-//
-//	len(mockedWebhookDecoder.VerifySignatureCalls())
-func (mock *WebhookDecoderMock) VerifySignatureCalls() []struct {
-	Body   []byte
-	Header string
-} {
-	var calls []struct {
-		Body   []byte
-		Header string
-	}
-	mock.lockVerifySignature.RLock()
-	calls = mock.calls.VerifySignature
-	mock.lockVerifySignature.RUnlock()
-	return calls
-}
-
-// VerifySubscription calls VerifySubscriptionFunc.
-func (mock *WebhookDecoderMock) VerifySubscription(mode string, token string) error {
-	if mock.VerifySubscriptionFunc == nil {
-		panic("WebhookDecoderMock.VerifySubscriptionFunc: method is nil but WebhookDecoder.VerifySubscription was just called")
-	}
-	callInfo := struct {
-		Mode  string
-		Token string
-	}{
-		Mode:  mode,
-		Token: token,
-	}
-	mock.lockVerifySubscription.Lock()
-	mock.calls.VerifySubscription = append(mock.calls.VerifySubscription, callInfo)
-	mock.lockVerifySubscription.Unlock()
-	return mock.VerifySubscriptionFunc(mode, token)
-}
-
-// VerifySubscriptionCalls gets all the calls that were made to VerifySubscription.
-// Check the length with:
-//
-//	len(mockedWebhookDecoder.VerifySubscriptionCalls())
-func (mock *WebhookDecoderMock) VerifySubscriptionCalls() []struct {
-	Mode  string
-	Token string
-} {
-	var calls []struct {
-		Mode  string
-		Token string
-	}
-	mock.lockVerifySubscription.RLock()
-	calls = mock.calls.VerifySubscription
-	mock.lockVerifySubscription.RUnlock()
 	return calls
 }

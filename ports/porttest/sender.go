@@ -21,14 +21,66 @@ func SenderMessage() ports.OutboundMessage {
 	}
 }
 
+// SenderFailure is a failure a send may meet, named as Meta reports it.
+type SenderFailure string
+
+// The failures RunSender checks, beside a send whose context is done.
+const (
+	// FailUndeliverable: the recipient cannot be reached (Meta's 131026;
+	// the sandbox's numbers ending 0001).
+	FailUndeliverable SenderFailure = "Undeliverable"
+	// FailThrottled: the sender number is over its throughput (130429).
+	FailThrottled SenderFailure = "Throttled"
+	// FailPairLimited: too many messages to this recipient (131056).
+	FailPairLimited SenderFailure = "PairLimited"
+)
+
+// SenderUnderTest is one sender for RunSender, with what the suite needs to
+// make it fail in the ways it can.
+type SenderUnderTest struct {
+	Sender ports.WhatsAppSender
+	// Provoke arranges for the send of m to meet f and returns the
+	// message to send (the sandbox changes the number, the Cloud API's
+	// fake answers with Meta's error); false when this sender cannot meet
+	// f, and the case is skipped for it.
+	Provoke func(t *testing.T, f SenderFailure, m ports.OutboundMessage) (ports.OutboundMessage, bool)
+	// Reported, for a sender that reports the statuses of what it accepted
+	// itself (the sandbox), waits for message id's final status and
+	// returns it; nil for a sender whose statuses come from Meta's
+	// webhooks.
+	Reported func(t *testing.T, id domain.MessageID) ports.StatusEvent
+}
+
+// sendOutcome is what becomes of a send, as the dispatcher acts on it: the
+// class of its error and Meta's code. A send that was accepted and then
+// reported failed ends like one refused with a permanent error: the message
+// fails with Meta's code.
+type sendOutcome struct {
+	Class ports.SendErrorClass
+	Code  int
+}
+
+// failureOutcomes is the outcome every sender gives each failure, whatever
+// way it has to express it.
+var failureOutcomes = []struct {
+	failure SenderFailure
+	want    sendOutcome
+}{
+	{FailUndeliverable, sendOutcome{ports.ClassPermanent, 131026}},
+	{FailThrottled, sendOutcome{ports.ClassThrottled, 130429}},
+	{FailPairLimited, sendOutcome{ports.ClassPairLimited, 131056}},
+}
+
 // RunSender holds the promises every WhatsAppSender keeps: an accepted send
 // returns Meta's wamid and the recipient's wa_id, every send gets its own
-// wamid, and a send whose context is already done fails as retryable
-// without being accepted.
-func RunSender(t *testing.T, newSender func(t *testing.T) ports.WhatsAppSender) {
+// wamid, a send whose context is already done fails as retryable without
+// being accepted, and each failure of failureOutcomes that a sender can
+// meet ends in the same class and code on every sender (the sandbox's 0001
+// and Meta's 131026 alike).
+func RunSender(t *testing.T, newSender func(t *testing.T) SenderUnderTest) {
 	t.Run("Accepted", func(t *testing.T) {
 		t.Parallel()
-		s := newSender(t)
+		s := newSender(t).Sender
 		res, err := s.Send(context.Background(), SenderMessage())
 		if err != nil {
 			t.Fatalf("Send: %v", err)
@@ -39,7 +91,7 @@ func RunSender(t *testing.T, newSender func(t *testing.T) ports.WhatsAppSender) 
 	})
 	t.Run("DistinctIDs", func(t *testing.T) {
 		t.Parallel()
-		s := newSender(t)
+		s := newSender(t).Sender
 		seen := map[string]bool{}
 		for range 20 {
 			res, err := s.Send(context.Background(), SenderMessage())
@@ -54,7 +106,7 @@ func RunSender(t *testing.T, newSender func(t *testing.T) ports.WhatsAppSender) 
 	})
 	t.Run("CanceledContext", func(t *testing.T) {
 		t.Parallel()
-		s := newSender(t)
+		s := newSender(t).Sender
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		_, err := s.Send(ctx, SenderMessage())
@@ -63,4 +115,39 @@ func RunSender(t *testing.T, newSender func(t *testing.T) ports.WhatsAppSender) 
 			t.Fatalf("Send with a done context: %v, want a retryable *ports.SendError", err)
 		}
 	})
+	for _, fc := range failureOutcomes {
+		t.Run(string(fc.failure), func(t *testing.T) {
+			t.Parallel()
+			s := newSender(t)
+			m, ok := s.Provoke(t, fc.failure, SenderMessage())
+			if !ok {
+				t.Skipf("this sender cannot meet %s", fc.failure)
+			}
+			if got := outcomeOf(t, s, m); got != fc.want {
+				t.Fatalf("%s: class %s, code %d; want class %s, code %d, as every sender gives it",
+					fc.failure, got.Class, got.Code, fc.want.Class, fc.want.Code)
+			}
+		})
+	}
+}
+
+// outcomeOf sends m and says how it ended: refused with a *ports.SendError,
+// or accepted and then reported failed.
+func outcomeOf(t *testing.T, s SenderUnderTest, m ports.OutboundMessage) sendOutcome {
+	t.Helper()
+	res, err := s.Sender.Send(context.Background(), m)
+	var se *ports.SendError
+	switch {
+	case errors.As(err, &se):
+		return sendOutcome{se.Class, se.Code}
+	case err != nil:
+		t.Fatalf("Send: %v, want a *ports.SendError", err)
+	case s.Reported == nil:
+		t.Fatalf("Send accepted the message (%+v), and this sender reports no statuses itself", res)
+	}
+	e := s.Reported(t, m.ID)
+	if e.Status != domain.StatusFailed || e.Failure == nil {
+		t.Fatalf("Send accepted the message and its final status is %s (failure %v), want failed", e.Status, e.Failure)
+	}
+	return sendOutcome{ports.ClassPermanent, e.Failure.Code}
 }

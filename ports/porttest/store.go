@@ -7,25 +7,9 @@ import (
 	"github.com/heraldhq/herald/ports"
 )
 
-// Store is everything a repository adapter provides: every repository port,
-// the queue, the transactor and the readiness check.
-type Store interface {
-	ports.WorkspaceRepository
-	ports.KeyRepository
-	ports.CampaignRepository
-	ports.TemplateRepository
-	ports.ContactRepository
-	ports.OptOutReader
-	ports.MessageRepository
-	ports.MessageQueue
-	ports.ConversationRepository
-	ports.WebhookEventRepository
-	ports.IdempotencyRepository
-	ports.SendCountRepository
-	ports.OperatorRepository
-	ports.Transactor
-	ports.Pinger
-}
+// Store is what RunStore checks: every port a store adapter provides
+// (ports.Store).
+type Store = ports.Store
 
 // storeTest is one case of the suite.
 type storeTest struct {

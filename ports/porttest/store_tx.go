@@ -192,9 +192,9 @@ func testTxRollbackUpdates(t *testing.T, s Store) {
 	})
 	mustBe(t, "WithinTx with a failing fn", err, boom)
 
-	gotKey, err := s.GetKey(f.ctx, f.ws, k.ID)
+	gotKey, err := keyIn(t, s, f.ws, k.ID)
 	if err != nil {
-		t.Fatalf("GetKey: %v", err)
+		t.Fatalf("ListKeys: %v", err)
 	}
 	mustEqual(t, "key after rollback", k, gotKey)
 	gotCampaign, err := s.GetCampaign(f.ctx, f.ws, c.ID)

@@ -10,6 +10,8 @@ import (
 	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/test/testenv"
@@ -93,8 +95,8 @@ func TestThreeDispatchersSendEachMessageOnce(t *testing.T) {
 	var running sync.WaitGroup
 	for range instances {
 		st := openStore(t, url)
-		dsp := app.NewDispatcher(st, st, st, st, app.Senders{Live: sender, Sandbox: sender}, clock, system.NewIDs(), nil,
-			app.Config{DispatchBatch: 50, DispatchPoll: 10 * time.Millisecond, LeaseDuration: time.Minute}, app.NewObserver(nil))
+		dsp := delivery.NewDispatcher(st, st, st, st, delivery.Senders{Live: sender, Sandbox: sender}, clock, system.NewIDs(), nil,
+			delivery.Config{DispatchBatch: 50, DispatchPoll: 10 * time.Millisecond, LeaseDuration: time.Minute}, usecase.NewObserver(nil))
 		running.Add(1)
 		go func() { defer running.Done(); dsp.Run(runCtx) }()
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/test/testenv"
@@ -80,18 +82,18 @@ func TestDatabaseOutage(t *testing.T) {
 	st := openStore(t, viaProxy)
 	clock, ids := system.Clock{}, system.NewIDs()
 	key, camp := seed(t, st)
-	obs := app.NewObserver(nil)
-	cfg := app.Config{DispatchPoll: 20 * time.Millisecond, LeaseDuration: 2 * time.Second}
-	wake := app.NewWakeup()
+	obs := usecase.NewObserver(nil)
+	cfg := delivery.Config{DispatchPoll: 20 * time.Millisecond, LeaseDuration: 2 * time.Second}
+	wake := delivery.NewWakeup()
 	sender := &recordingSender{sent: map[domain.MessageID]bool{}, more: make(chan struct{}, 1)}
-	dispatcher := app.NewDispatcher(st, st, st, st, app.Senders{Live: sender, Sandbox: sender}, clock, ids, wake, cfg, obs)
+	dispatcher := delivery.NewDispatcher(st, st, st, st, delivery.Senders{Live: sender, Sandbox: sender}, clock, ids, wake, cfg, obs)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { dispatcher.Run(runCtx); close(done) }()
 	defer func() { stop(); <-done }()
 
 	srv := httptest.NewServer(httpapi.NewHandler(httpapi.Deps{
-		Auth: app.NewAuthenticateKeyHandler(st, clock, cfg),
+		Auth: app.NewAuthenticateKeyHandler(st, clock, app.Config{}),
 		SendCampaign: app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st,
 			Messages: st, Idempotency: st, SendCounts: st, Clock: clock, IDs: ids, Wake: wake, Obs: obs, LiveSending: true}),
 		Store: st,

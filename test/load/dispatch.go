@@ -12,6 +12,8 @@ import (
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/adapters/whatsapp"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/test/cpustat"
 	"github.com/heraldhq/herald/test/fakemeta"
@@ -67,12 +69,12 @@ func dispatchRun(dir string, n, mps, concurrency int, latency time.Duration) err
 			return err
 		}
 	}
-	obs := app.NewObserver(nil)
+	obs := usecase.NewObserver(nil)
 	live := whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, PhoneNumberID: fake.PhoneNumberID})
-	sb := sandbox.New(app.NewRecordStatusEventHandler(st, clock, obs), clock, sandbox.Config{}, nil)
+	sb := sandbox.New(delivery.NewRecordStatusEventHandler(st, clock, obs), clock, sandbox.Config{}, nil)
 	defer sb.Close()
-	dsp := app.NewDispatcher(st, st, st, st, app.Senders{Live: live, Sandbox: sb}, clock, ids, nil,
-		app.Config{LiveMPS: mps, DispatchConcurrency: concurrency, DispatchBatch: 200, DispatchPoll: 10 * time.Millisecond}, obs)
+	dsp := delivery.NewDispatcher(st, st, st, st, delivery.Senders{Live: live, Sandbox: sb}, clock, ids, nil,
+		delivery.Config{LiveMPS: mps, DispatchConcurrency: concurrency, DispatchBatch: 200, DispatchPoll: 10 * time.Millisecond}, obs)
 
 	cpu0 := cpustat.Self()
 	start := time.Now()
