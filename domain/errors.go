@@ -137,7 +137,8 @@ var (
 // notFound are the errors that say an object does not exist, or is another
 // workspace's (which callers cannot tell apart).
 var notFound = []*Error{ErrCampaignNotFound, ErrContactNotFound, ErrMessageNotFound, ErrKeyNotFound,
-	ErrWorkspaceNotFound, ErrTemplateNotFound, ErrWebhookEventNotFound, ErrSessionNotFound, ErrOperatorNotFound}
+	ErrWorkspaceNotFound, ErrTemplateNotFound, ErrWebhookEventNotFound, ErrSessionNotFound, ErrOperatorNotFound,
+	ErrWebhookEndpointNotFound, ErrEventNotFound}
 
 // IsNotFound reports whether err is, or wraps, one of the not-found errors
 // (ErrCampaignNotFound, ErrContactNotFound, …): what a page or an answer
