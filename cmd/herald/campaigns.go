@@ -125,7 +125,7 @@ func newCampaignsCreateCmd(e *env) *cobra.Command {
 	f.StringVar(&c.Name, "name", "", "campaign name (required)")
 	f.StringVar(&c.TemplateName, "template-name", "", "WhatsApp template name (required)")
 	f.StringVar(&c.Language, "language", "", "template language code, e.g. en_US (required)")
-	f.StringVar(&c.Body, "body", "", `template body with positional placeholders, e.g. "Hi {{1}}"; without it, the synced template's`)
+	f.StringVar(&c.Body, "body", "", `template body with positional placeholders, e.g. "Hi {{1}}"; without it, the synced template's parts are used`)
 	f.StringVar(&header, "header-format", "", "none, text, image, video or document (with --body; default none)")
 	f.StringVar(&c.HeaderText, "header-text", "", "header text, for --header-format text")
 	f.StringVar(&c.Footer, "footer", "", "footer text")
