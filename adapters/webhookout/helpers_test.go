@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"net/url"
 	"testing"
 	"time"
 )
@@ -138,14 +137,4 @@ func (tr *trap) assertUntouched(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the trap accepted nothing, not even the probe")
 	}
-}
-
-// hostOf is the host:port of a server URL.
-func hostOf(t *testing.T, raw string) string {
-	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.Host
 }
