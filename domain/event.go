@@ -357,7 +357,8 @@ type EventDelivery struct {
 	Event    EventID
 	Endpoint WebhookEndpointID
 	State    DeliveryState
-	// NextAttemptAt is when a pending delivery is due; nil otherwise.
+	// NextAttemptAt is when a pending delivery is due; nil otherwise, and
+	// while its endpoint is disabled.
 	NextAttemptAt *time.Time
 	Attempts      []DeliveryAttempt
 	UpdatedAt     time.Time

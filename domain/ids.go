@@ -30,7 +30,7 @@ const (
 	PrefixMessage      = "msg"
 	PrefixConversation = "cnv"
 	PrefixEntry        = "ent"
-	PrefixWebhookEvent = "evt"
+	PrefixWebhookEvent = "whk"
 	PrefixOperator     = "opr"
 )
 
@@ -122,9 +122,18 @@ func ParseWorkspaceID(s string) (WorkspaceID, error) {
 	return WorkspaceID(s), nil
 }
 
+// legacyWebhookEventPrefix is the prefix webhook events had until the
+// customer's events took it (decision 0020); the migration that changed it
+// kept each id's sortable part.
+const legacyWebhookEventPrefix = "evt"
+
 // ParseWebhookEventID validates a webhook event id; malformed ids are not
-// found.
+// found. An id written with the prefix webhook events had before (evt_, as
+// an older log shows it) is the same event's id under whk_.
 func ParseWebhookEventID(s string) (WebhookEventID, error) {
+	if body, ok := strings.CutPrefix(s, legacyWebhookEventPrefix+"_"); ok {
+		s = PrefixWebhookEvent + "_" + body
+	}
 	if !validID(PrefixWebhookEvent, s) {
 		return "", NotFound(ErrWebhookEventNotFound)
 	}

@@ -16,8 +16,8 @@ func TestNewWebhookEvent(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"object":"whatsapp_business_account","entry":[]}`)
 	received := time.Date(2026, 11, 22, 11, 0, 5, 123456789, time.FixedZone("CET", 3600))
-	got := domain.NewWebhookEvent("evt_x", body, "5f2b", received)
-	want := domain.WebhookEvent{ID: "evt_x", Body: body, SHA256: "5f2b",
+	got := domain.NewWebhookEvent("whk_x", body, "5f2b", received)
+	want := domain.WebhookEvent{ID: "whk_x", Body: body, SHA256: "5f2b",
 		ReceivedAt: time.Date(2026, 11, 22, 10, 0, 5, 123456000, time.UTC)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("new event (-want +got):\n%s", diff)
@@ -32,7 +32,7 @@ func TestWebhookEventOutcomes(t *testing.T) {
 	applied := time.Date(2026, 11, 22, 11, 0, 5, 123456789, time.FixedZone("CET", 3600))
 	appliedUTC := time.Date(2026, 11, 22, 10, 0, 5, 123456000, time.UTC)
 	// fresh is an event just stored; failedOnce has failed once.
-	fresh := func() domain.WebhookEvent { return domain.NewWebhookEvent("evt_x", []byte("{}"), "44136fa3", t0) }
+	fresh := func() domain.WebhookEvent { return domain.NewWebhookEvent("whk_x", []byte("{}"), "44136fa3", t0) }
 	failedOnce := func() domain.WebhookEvent {
 		e := fresh()
 		e.Attempts, e.LastError = 1, "unavailable: the database is unavailable"
@@ -88,18 +88,28 @@ func TestParseWebhookEventID(t *testing.T) {
 	if got, err := domain.ParseWebhookEventID(good); err != nil || string(got) != good {
 		t.Fatalf("ParseWebhookEventID(%q) = %q, %v", good, got, err)
 	}
+	if !strings.HasPrefix(good, "whk_") {
+		t.Fatalf("a webhook event id is %q, want whk_…", good)
+	}
 	body := good[4:]
+	// An id as it was shown before webhook events took whk_ is the same
+	// event's.
+	if got, err := domain.ParseWebhookEventID("evt_" + body); err != nil || string(got) != good {
+		t.Fatalf("ParseWebhookEventID(evt_%s) = %q, %v; want %q", body, got, err, good)
+	}
 	for _, bad := range []string{
 		"",
-		"evt",
+		"whk",
+		"whk_",
 		"evt_",
 		domain.NewID(domain.PrefixMessage, t0, [10]byte{9, 8, 7}), // another entity's id
-		"EVT_" + body,
-		"evt-" + body,
+		"WHK_" + body,
+		"whk-" + body,
 		good[:29],
 		good + "0",
-		"evt_" + strings.ToUpper(body),
-		"evt_" + body[:25] + "u",
+		"whk_" + strings.ToUpper(body),
+		"whk_" + body[:25] + "u",
+		"whk_8" + body[1:],
 		"evt_8" + body[1:],
 		" " + good,
 	} {

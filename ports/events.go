@@ -33,28 +33,35 @@ import (
 var ErrDeliveryLeaseLost = errors.New("delivery lease lost")
 
 // EventWriter appends events inside the transaction of the change they
-// report (Repos gains it as a field when the stores implement it), so that
-// a change that rolls back leaves no event and no delivery.
+// report (Repos.Events), so that a change that rolls back leaves no event
+// and no delivery.
+//
+// The order in which events are appended, across transactions and within
+// one call (es in order), is the store's own (an insertion sequence), not
+// the ids', which come from the clocks of several instances. It orders
+// the sequencer (EventRepository.SequenceEvents) and, per endpoint and
+// subject, the deliveries (DeliveryQueue): a delivery's place is its
+// event's, whenever the delivery itself was made (Recover, Redeliver).
 type EventWriter interface {
-	// AppendEvents stores es (ids unique; Seq is ignored: events are
-	// stored unsequenced) and, in the same transaction, one pending
-	// delivery of each event to every endpoint of the event's workspace
-	// and mode that is enabled and whose subscription matches the event's
-	// type (domain.EventSubscription.Matches: "*" or the type listed),
-	// due at the event's OccurredAt, with no attempt yet. Disabled
-	// endpoints get no delivery (Recover sends them what they missed).
-	// webhook.test events are refused (AppendEventTo sends them). The
-	// order in which deliveries are appended, across transactions and
-	// within one call (es in order), is the order DeliveryQueue keeps per
-	// endpoint and subject: it is the store's own (an insertion sequence),
-	// not the ids', which come from the clocks of several instances.
+	// AppendEvents stores es, unsequenced (their Seq is ignored), and, in
+	// the same transaction, one pending delivery of each event to every
+	// endpoint of the event's workspace and mode that is enabled and
+	// whose subscription matches the event's type
+	// (domain.EventSubscription.Matches: "*" or the type listed), with no
+	// attempt yet. A delivery is due at the event's OccurredAt, or, when
+	// an earlier delivery to the same endpoint with the same non-empty
+	// subject is pending and due later, at that time: it waits for that
+	// one anyway. Disabled endpoints get no delivery (Recover sends them
+	// what they missed). An id stored already is domain.ErrConflict;
+	// webhook.test events are refused (AppendEventTo sends them); either
+	// way nothing is stored. Without events it does nothing.
 	AppendEvents(ctx context.Context, es ...domain.Event) error
 	// AppendEventTo stores e and one pending delivery of it, due at its
 	// OccurredAt, to the endpoint only, whatever its subscription: an
 	// endpoint's test event. The endpoint must be one of e's workspace and
-	// mode (domain.ErrWebhookEndpointNotFound otherwise). A disabled
-	// endpoint's delivery waits, as every delivery of a disabled endpoint
-	// does, until it is enabled.
+	// mode (domain.ErrWebhookEndpointNotFound otherwise, and nothing is
+	// stored). A disabled endpoint's delivery waits, as every delivery of
+	// a disabled endpoint does, until it is enabled.
 	AppendEventTo(ctx context.Context, e domain.Event, endpoint domain.WebhookEndpointID) error
 }
 
@@ -65,9 +72,13 @@ type EventFilter struct {
 	AfterSeq int64
 	// Types, when not empty, keeps events of these types.
 	Types []domain.EventType
-	// Limit caps the page; zero or less means 100.
+	// Limit caps the page; zero or less means DefaultEventLimit.
 	Limit int
 }
+
+// DefaultEventLimit is the page of events, and of an endpoint's attempts,
+// that a caller asking for no limit gets.
+const DefaultEventLimit = 100
 
 // EventRepository reads and maintains stored events.
 type EventRepository interface {
@@ -81,23 +92,28 @@ type EventRepository interface {
 	// Seq greater than every Seq given before it was sequenced.
 	ListEvents(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, f EventFilter) ([]domain.Event, error)
 	// SequenceEvents gives a Seq to up to limit committed events that have
-	// none, across workspaces, in id order, each greater than every Seq
-	// given before (gaps allowed), and says how many it sequenced.
-	// Concurrent callers, on any number of instances, are serialised (on
-	// PostgreSQL under a transaction-scoped advisory lock; SQLite has one
-	// writer): no Seq is given twice, and none is smaller than one a
-	// reader may already have seen.
+	// none, across workspaces, in the order they were appended (see
+	// EventWriter), and says how many it sequenced; limit zero or less
+	// sequences none. The Seqs given are consecutive, the first one more
+	// than the last ever given (even when every event since was purged):
+	// no Seq is given twice, and none is smaller than one a reader may
+	// already have seen. Concurrent callers, on any number of instances,
+	// take turns (on PostgreSQL under a transaction-scoped advisory lock;
+	// SQLite has one writer).
 	SequenceEvents(ctx context.Context, limit int) (int, error)
 	// PurgeEvents removes up to limit events that occurred before before,
-	// across workspaces, with their deliveries and attempts, and says how
-	// many events went; callers repeat until fewer than limit go.
+	// oldest first, across workspaces, with their deliveries and attempts,
+	// and says how many events went; callers repeat until fewer than limit
+	// go. Concurrent callers remove different events.
 	PurgeEvents(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
 // EndpointRepository stores webhook endpoints with their subscriptions
-// and secrets.
+// and secrets. Secrets are stored newest first (by CreatedAt; equal times
+// keep the order given) and read back so.
 type EndpointRepository interface {
-	// CreateEndpoint stores a new endpoint.
+	// CreateEndpoint stores a new endpoint; an id stored already is
+	// domain.ErrConflict.
 	CreateEndpoint(ctx context.Context, e domain.WebhookEndpoint) error
 	// GetEndpoint returns one of the workspace's endpoints of mode, or
 	// domain.ErrWebhookEndpointNotFound.
@@ -108,6 +124,10 @@ type EndpointRepository interface {
 	// UpdateEndpoint runs fn on the endpoint; every field but its id,
 	// workspace, mode and creation time is stored as fn leaves it
 	// (subscription and secrets replaced, secrets kept newest first).
+	// Disabling the endpoint takes its pending deliveries' due times away
+	// (domain.EventDelivery.NextAttemptAt nil): they wait. Enabling it
+	// makes those without one due at its new UpdatedAt, each in its
+	// current series of attempts.
 	UpdateEndpoint(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, id domain.WebhookEndpointID, fn func(*domain.WebhookEndpoint) error) (domain.WebhookEndpoint, error)
 	// DeleteEndpoint removes the endpoint with its subscription, secrets,
 	// deliveries and attempts; the events stay. An unknown id is
@@ -149,54 +169,70 @@ type AttemptRecord struct {
 // DeliveryQueue hands due deliveries to workers under a lease and keeps
 // what each attempt came to.
 type DeliveryQueue interface {
-	// ClaimDeliveries leases up to Limit due deliveries, oldest due first:
-	// pending ones, due at or before Now, whose lease is absent or
-	// expired, of enabled endpoints, and that no earlier pending delivery
-	// holds back. An earlier pending delivery (appended before, see
-	// EventWriter) to the same endpoint with the same non-empty subject
-	// holds a delivery back, whether it is due, leased or waiting for a
-	// retry: on each endpoint, a message's events are delivered in order,
-	// each only after the one before succeeded or was given up; other
-	// subjects and other endpoints are not held back. Each claimed
+	// ClaimDeliveries leases up to Limit due deliveries, oldest due first
+	// (then in their events' order): pending ones, due at or before Now,
+	// whose lease is absent or expired, of enabled endpoints, and that no
+	// earlier pending delivery holds back. An earlier pending delivery
+	// (its event appended before, see EventWriter) to the same endpoint
+	// with the same non-empty subject holds a delivery back, whether it is
+	// due, leased, waiting for a retry or waiting for its disabled
+	// endpoint: on each endpoint, a message's events are delivered in
+	// order, each only after the one before succeeded or was given up;
+	// other subjects and other endpoints are not held back. Each claimed
 	// delivery's attempt number goes up by one. Two concurrent claims, on
-	// any number of instances, never return the same delivery.
+	// any number of instances, never return the same delivery. Limit zero
+	// or less claims none.
 	ClaimDeliveries(ctx context.Context, c DeliveryClaim) ([]ClaimedDelivery, error)
 	// RecordAttempt, in one transaction, stores the attempt (kept for GET
-	// /v1/events/{id}, its response head cut to domain.MaxResponseHead),
-	// ends the lease and moves the delivery to r.State (pending again due
-	// at r.RetryAt), and, when endpoint is not nil, runs it on the
-	// delivery's endpoint and stores the result as UpdateEndpoint does
-	// (the disabling rule: domain.WebhookEndpoint.RecordAttempt); it
-	// returns the endpoint as it is after. It is fenced: if the delivery
-	// is no longer leased to r.Owner for r.Attempt (its lease expired and
-	// it was claimed again, or its endpoint or event was deleted), nothing
-	// changes and the error is ErrDeliveryLeaseLost.
+	// /v1/events/{id}: its Duration to the microsecond, its response head
+	// cut to domain.MaxResponseHead), ends the lease and moves the delivery
+	// to r.State: succeeded, given up, or pending again due at r.RetryAt
+	// (without a due time while its endpoint is disabled). A retry also
+	// makes the later pending deliveries to the endpoint with the same
+	// non-empty subject due no earlier than r.RetryAt: they wait for this
+	// one. The delivery's UpdatedAt becomes the attempt's end (At plus
+	// Duration). When endpoint is not nil, it is run on the delivery's
+	// endpoint and a change it makes is stored as UpdateEndpoint stores it
+	// (the disabling rule: domain.WebhookEndpoint.RecordAttempt); it may
+	// run more than once, each time on the endpoint as stored, and must
+	// depend on nothing else. RecordAttempt returns the endpoint as it is
+	// after. It is fenced: if the delivery is no longer leased to r.Owner
+	// for r.Attempt (its lease expired and it was claimed again, or its
+	// endpoint or event was deleted), nothing changes and the error is
+	// ErrDeliveryLeaseLost. A zero r.State, or pending without a RetryAt,
+	// is a caller's mistake and an error.
 	RecordAttempt(ctx context.Context, r AttemptRecord, endpoint func(*domain.WebhookEndpoint) error) (domain.WebhookEndpoint, error)
 	// ListDeliveries returns the deliveries of one of the workspace's
-	// events of mode, each with its attempts oldest first, ordered by
-	// endpoint id; domain.ErrEventNotFound when there is no such event.
+	// events of mode, each with its attempts oldest first (by At, then as
+	// recorded), ordered by endpoint id; domain.ErrEventNotFound when
+	// there is no such event.
 	ListDeliveries(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, id domain.EventID) ([]domain.EventDelivery, error)
-	// ListEndpointAttempts returns up to limit of an endpoint's most
-	// recent attempts, newest first (the dashboard);
+	// ListEndpointAttempts returns up to limit (zero or less:
+	// DefaultEventLimit) of an endpoint's most recent attempts, newest
+	// first (by At, then the last recorded first), for the dashboard;
 	// domain.ErrWebhookEndpointNotFound when there is no such endpoint.
 	ListEndpointAttempts(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, id domain.WebhookEndpointID, limit int) ([]domain.DeliveryAttempt, error)
 	// Redeliver sends one of the workspace's events of mode again, now:
-	// to endpoint only when it is not empty, otherwise to every enabled
-	// endpoint whose subscription matches the event's type (to the
-	// endpoint it was sent to, for a webhook.test event). A delivery
-	// that succeeded or was given up becomes pending, due at now, in a
-	// new series of attempts (its past attempts are kept); one still
-	// pending is left as it is; a missing one is appended. It returns how
-	// many deliveries it made due; domain.ErrEventNotFound or
-	// domain.ErrWebhookEndpointNotFound when there is no such event or
-	// endpoint.
+	// to endpoint only when it is not empty (one of the workspace's of
+	// mode, whatever its subscription), otherwise to every enabled
+	// endpoint whose subscription matches the event's type, or, for a
+	// webhook.test event, to the endpoint it was sent to. A delivery that
+	// succeeded or was given up becomes pending, due at now, in a new
+	// series of attempts (its past attempts are kept); one still pending
+	// is left as it is; a missing one is appended, due at now. A disabled
+	// endpoint's delivery waits, without a due time, until it is enabled.
+	// It returns how many deliveries it made pending;
+	// domain.ErrEventNotFound or domain.ErrWebhookEndpointNotFound when
+	// there is no such event or endpoint.
 	Redeliver(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, id domain.EventID, endpoint domain.WebhookEndpointID, now time.Time) (int, error)
 	// Recover makes every given-up delivery to one of the workspace's
 	// endpoints of mode whose event occurred at or after since pending
 	// again, due at now, in a new series of attempts, and appends a
-	// delivery, due at now, of each event since then that the endpoint's
-	// subscription matches and that it never got (it was disabled, or
-	// subscribed later). It returns how many deliveries it made due;
+	// delivery, due at now, of each event of the workspace and mode since
+	// then that the endpoint's subscription matches and that it never got
+	// (it was disabled, or subscribed later). A disabled endpoint's
+	// deliveries wait, without a due time, until it is enabled. It
+	// returns how many deliveries it made pending;
 	// domain.ErrWebhookEndpointNotFound when there is no such endpoint.
 	Recover(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, id domain.WebhookEndpointID, since, now time.Time) (int, error)
 }

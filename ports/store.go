@@ -22,6 +22,10 @@ type Store interface {
 	IdempotencyRepository
 	SendCountRepository
 	OperatorRepository
+	EventWriter
+	EventRepository
+	EndpointRepository
+	DeliveryQueue
 	Transactor
 	Pinger
 }
@@ -46,6 +50,10 @@ func StorePorts() []any {
 		new(IdempotencyRepository),
 		new(SendCountRepository),
 		new(OperatorRepository),
+		new(EventWriter),
+		new(EventRepository),
+		new(EndpointRepository),
+		new(DeliveryQueue),
 		new(Transactor),
 		new(Pinger),
 	}

@@ -18,6 +18,9 @@ type Repos struct {
 	Webhooks      WebhookEventRepository
 	Idempotency   IdempotencyRepository
 	SendCounts    SendCountRepository
+	// Events writes the events a change reports, with their deliveries,
+	// in the change's transaction.
+	Events EventWriter
 }
 
 // Transactor runs a unit of work atomically.

@@ -51,6 +51,11 @@ func New() *Store {
 		operators:   map[domain.OperatorID]domain.Operator{},
 		operatorIDs: map[string]domain.OperatorID{},
 		sessions:    map[string]domain.Session{},
+		outbox:      map[domain.EventID]outboxEvent{},
+		counters:    map[string]int64{},
+		endpoints:   map[domain.WebhookEndpointID]domain.WebhookEndpoint{},
+		deliveries:  map[deliveryKey]delivery{},
+		attempts:    map[int64]storedAttempt{},
 	}
 	return &Store{repos{st: st, enter: st.lock}}
 }
@@ -83,8 +88,13 @@ type state struct {
 	idempotency map[idemKey]domain.IdempotencyRecord
 	sendCounts  map[countKey]int
 	operators   map[domain.OperatorID]domain.Operator
-	operatorIDs map[string]domain.OperatorID // by email
-	sessions    map[string]domain.Session    // by token hash
+	operatorIDs map[string]domain.OperatorID   // by email
+	sessions    map[string]domain.Session      // by token hash
+	outbox      map[domain.EventID]outboxEvent // events to the customer's systems
+	counters    map[string]int64               // the outbox's: counterAppended, …
+	endpoints   map[domain.WebhookEndpointID]domain.WebhookEndpoint
+	deliveries  map[deliveryKey]delivery
+	attempts    map[int64]storedAttempt // by the order recorded
 }
 
 // lock takes the store's lock for one call outside a transaction.

@@ -13,8 +13,8 @@ import (
 // Dialect is what differs between the SQL engines, and only that: the driver,
 // the migrations, their lock and their bookkeeping, row locking (SQLite's
 // write transactions already hold the database's single write lock;
-// PostgreSQL locks rows), the claim's lock clause, looking contacts up by a
-// list of numbers, time arithmetic (SQLite stores times as Unix
+// PostgreSQL locks rows), the claim's lock clause, the sequencer's lock,
+// looking contacts up by a list of numbers, lists of ids, time arithmetic (SQLite stores times as Unix
 // microseconds), how rows written together are sent, and how driver errors
 // are recognised. Everything else is one SQL text for both
 // engines. Get one from SQLite, Postgres or DialectFor.
@@ -36,6 +36,24 @@ type Dialect interface {
 	// locking them (PostgreSQL) in that order, with its arguments in "?"
 	// form (a driver's option for the query may come first).
 	contactsByNumber(columns, ws, mode string, keys []string) (string, []any, error)
+	// indexPlan is a statement the outbox's own transactions (claims,
+	// attempts, sequencing, purges, redeliveries) run first so that their
+	// statements read through indexes whatever the statistics say, or "".
+	indexPlan() string
+	// shareRows ends a SELECT whose rows of table alias decide what the
+	// transaction writes (an endpoint's status, for its deliveries), so
+	// that a concurrent update or delete of those rows is waited for and
+	// seen, never raced; readers that share them do not wait for each
+	// other.
+	shareRows(alias string) string
+	// sequencerLock is a statement SequenceEvents runs first in its
+	// transaction so that sequencers take turns, or "".
+	sequencerLock() string
+	// inList is a condition that column is one of the strings in the JSON
+	// array bound to the named parameter param (ids given as one value),
+	// which the column's index serves however few rows the planner thinks
+	// the table has.
+	inList(column, param string) string
 	// unixMicros is an SQL expression for the time column as an integer
 	// number of microseconds since the Unix epoch.
 	unixMicros(column string) string

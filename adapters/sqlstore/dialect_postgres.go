@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -26,6 +27,43 @@ func (postgresDialect) lockRows() string { return " FOR UPDATE" }
 
 // Concurrent claimers on several instances skip each other's rows.
 func (postgresDialect) claimLock() string { return " FOR UPDATE SKIP LOCKED" }
+
+// The outbox's tables grow by thousands of rows a minute, and a session
+// keeps the plans it made while they were nearly empty: a claim planned
+// then read every due delivery and every event to take 64, and an attempt's
+// record every delivery (TestDeliveryClaimReadsWhatItTakesPostgres). Every
+// statement of these transactions has an index that serves it in the
+// order it asks for; with sequential scans and sorts ruled out for the
+// transaction, PostgreSQL plans that index. A plan so ruled out costs
+// more than JIT compilation's threshold, which then took 1.5 s to compile
+// the sequencer's statement: JIT is off too. (set_config with is_local is
+// SET LOCAL as an expression.)
+func (postgresDialect) indexPlan() string {
+	return "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true), set_config('jit', 'off', true)"
+}
+
+// A concurrent update or delete of the row (an endpoint disabled or
+// deleted) waits for the transaction, or the transaction for it, and then
+// sees the row as it left it.
+func (postgresDialect) shareRows(alias string) string { return " FOR SHARE OF " + alias }
+
+// sequencerLockKey is an arbitrary constant naming the events sequencer's
+// lock, a PostgreSQL advisory lock, next to the migration lock's.
+const sequencerLockKey = 7_370_201_505
+
+// Held until the sequencer's transaction ends: the next sequencer starts
+// after it committed, and sees the seq it gave.
+func (postgresDialect) sequencerLock() string {
+	return "SELECT pg_advisory_xact_lock(" + strconv.Itoa(sequencerLockKey) + ")"
+}
+
+// The list becomes an array once (an InitPlan), which the index is
+// probed with. As a subquery joined to the table (IN (SELECT …)), the
+// planner took the list for 100 rows and read a small table whole to hash
+// it, for every statement, until the table grew past a few thousand rows.
+func (postgresDialect) inList(column, param string) string {
+	return column + " = ANY(ARRAY(SELECT jsonb_array_elements_text(CAST(:" + param + " AS jsonb))))"
+}
 
 // The claim walks messages_due in its order and stops at its LIMIT. Without
 // statistics on messages (a new installation, or a queue that has grown

@@ -381,10 +381,15 @@ func TestSQLiteModule(t *testing.T) {
 		convs      ports.ConversationRepository
 		webhooks   ports.WebhookEventRepository
 		operators  ports.OperatorRepository
+		events     ports.EventWriter
+		outbox     ports.EventRepository
+		endpoints  ports.EndpointRepository
+		deliveries ports.DeliveryQueue
 		db         *sqlx.DB
 	)
 	opts := fx.Options(sqlstore.SQLiteModule, fx.Supply(cfg), fx.NopLogger,
-		fx.Populate(&pinger, &tx, &workspaces, &keys, &campaigns, &templates, &contacts, &messages, &queue, &convs, &webhooks, &operators, &db))
+		fx.Populate(&pinger, &tx, &workspaces, &keys, &campaigns, &templates, &contacts, &messages, &queue, &convs, &webhooks, &operators,
+			&events, &outbox, &endpoints, &deliveries, &db))
 	if err := fx.ValidateApp(opts); err != nil {
 		t.Fatalf("ValidateApp: %v", err)
 	}
@@ -397,7 +402,8 @@ func TestSQLiteModule(t *testing.T) {
 	if err != nil || current != latest {
 		t.Fatalf("Version after start = %d, %d, %v; want migrated", current, latest, err)
 	}
-	for _, p := range []any{tx, workspaces, keys, campaigns, templates, contacts, messages, queue, convs, webhooks, operators} {
+	for _, p := range []any{tx, workspaces, keys, campaigns, templates, contacts, messages, queue, convs, webhooks, operators,
+		events, outbox, endpoints, deliveries} {
 		if p != pinger {
 			t.Fatalf("%T is not the same store as the pinger", p)
 		}

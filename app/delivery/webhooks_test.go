@@ -504,7 +504,7 @@ func TestReplayChangesNothingTwice(t *testing.T) {
 	if diff := cmp.Diff(contact, f.contactOf(t, f.principal.Workspace, domain.ModeLive, "+14155552671"), cmpDomain); diff != "" {
 		t.Errorf("the contact changed (-before +after):\n%s", diff)
 	}
-	if _, err := h.replay.Handle(ctx, delivery.ReplayWebhookEvents{ID: "evt_" + strconv.Itoa(1)}); !errors.Is(err, domain.ErrWebhookEventNotFound) {
+	if _, err := h.replay.Handle(ctx, delivery.ReplayWebhookEvents{ID: "whk_" + strconv.Itoa(1)}); !errors.Is(err, domain.ErrWebhookEventNotFound) {
 		t.Errorf("replay of a malformed id: %v, want webhook_event_not_found", err)
 	}
 }

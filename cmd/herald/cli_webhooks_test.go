@@ -211,9 +211,10 @@ func TestWebhooksReplayAppliesStoredEvents(t *testing.T) {
 	if d := cmp.Diff([]map[string]any{replayed(ids[1], true, 2, "", nil)}, evs); d != "" {
 		t.Errorf("replay --id of the STOP (-want +got):\n%s", d)
 	}
-	evs, _ = c.replay(0, "--id", ids[0])
+	// Its id as a log written before webhook events were whk_ shows it.
+	evs, _ = c.replay(0, "--id", "evt_"+strings.TrimPrefix(ids[0], "whk_"))
 	if d := cmp.Diff([]map[string]any{replayed(ids[0], true, 2, "", map[string]int{"parked": 1})}, evs); d != "" {
-		t.Errorf("replay --id of the parked status (-want +got):\n%s", d)
+		t.Errorf("replay --id of the parked status, by its former id (-want +got):\n%s", d)
 	}
 
 	// Since a time: every event received since, applied or not.
@@ -358,13 +359,14 @@ func TestWebhooksReplayUsage(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"--id", "evt_01m80000000000000000000000", "--since", "2026-11-23T00:00:00Z"}, 2,
+		{[]string{"--id", "whk_01m80000000000000000000000", "--since", "2026-11-23T00:00:00Z"}, 2,
 			"herald: give --id or --since, not both\n" + replayUsage},
 		{[]string{"--since", "yesterday"}, 2, "herald: --since must be an RFC 3339 time, e.g. 2026-11-23T00:00:00Z\n" + replayUsage},
 		{[]string{"--since", "2026-11-23"}, 2, "herald: --since must be an RFC 3339 time, e.g. 2026-11-23T00:00:00Z\n" + replayUsage},
-		{[]string{"evt_01m80000000000000000000000"}, 2,
-			"herald: webhooks replay takes no argument \"evt_01m80000000000000000000000\" (quote values that contain spaces)\n" + replayUsage},
-		{[]string{"--id", "evt_bogus"}, 1, "herald: no webhook event with this id\n"},
+		{[]string{"whk_01m80000000000000000000000"}, 2,
+			"herald: webhooks replay takes no argument \"whk_01m80000000000000000000000\" (quote values that contain spaces)\n" + replayUsage},
+		{[]string{"--id", "whk_bogus"}, 1, "herald: no webhook event with this id\n"},
+		{[]string{"--id", "whk_01m80000000000000000000000"}, 1, "herald: no webhook event with this id\n"},
 		{[]string{"--id", "evt_01m80000000000000000000000"}, 1, "herald: no webhook event with this id\n"},
 	} {
 		code, out, errOut := c.run(append([]string{"webhooks", "replay", "--json"}, tc.args...)...)

@@ -131,7 +131,7 @@ func newWebhooksReplayCmd(e *env) *cobra.Command {
 		}, &h)
 	})
 	f := cmd.Flags()
-	f.StringVar(&id, "id", "", "replay this event (evt_…), even if it was applied")
+	f.StringVar(&id, "id", "", "replay this event (whk_…), even if it was applied")
 	f.StringVar(&since, "since", "", "replay every event received since this RFC 3339 time, applied or not")
 	out.register(cmd, "")
 	e.appFlags(cmd)

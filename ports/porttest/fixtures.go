@@ -215,6 +215,51 @@ func NewWebhookEvent(receivedAt time.Time) domain.WebhookEvent {
 		hex.EncodeToString(sum[:]), receivedAt)
 }
 
+// NewEvent returns an event of type typ about subject (a message id for
+// message events, "" or anything for others) in ws and mode, which
+// occurred at at, with a small JSON object as its data, not yet stored.
+func NewEvent(t testing.TB, ws domain.WorkspaceID, mode domain.KeyMode, typ domain.EventType, subject string, at time.Time) domain.Event {
+	t.Helper()
+	return newEventWithID(t, domain.EventID(NewID(domain.PrefixEvent)), ws, mode, typ, subject, at)
+}
+
+func newEventWithID(t testing.TB, id domain.EventID, ws domain.WorkspaceID, mode domain.KeyMode, typ domain.EventType, subject string, at time.Time) domain.Event {
+	t.Helper()
+	e, err := domain.NewEvent(id, ws, mode, typ, subject, []byte(`{"id":"`+NewID("x")+`","note":"<&>"}`), at)
+	if err != nil {
+		t.Fatalf("NewEvent: %v", err)
+	}
+	return e
+}
+
+// NewEndpoint returns an enabled endpoint of ws and mode subscribed to
+// events, with a fresh secret, made at Now, not yet stored.
+func NewEndpoint(t testing.TB, ws domain.WorkspaceID, mode domain.KeyMode, events domain.EventSubscription) domain.WebhookEndpoint {
+	t.Helper()
+	key, err := domain.NewWebhookSecretKey(rand.Reader)
+	if err != nil {
+		t.Fatalf("NewWebhookSecretKey: %v", err)
+	}
+	e, err := domain.NewWebhookEndpoint(domain.WebhookEndpointID(NewID(domain.PrefixWebhookEndpoint)), ws, mode,
+		domain.EndpointSpec{URL: "https://hooks.example.com/herald/" + NewID("h"), Events: events, Description: "orders"},
+		key, domain.WebhookPolicy{}, Now())
+	if err != nil {
+		t.Fatalf("NewWebhookEndpoint: %v", err)
+	}
+	return e
+}
+
+// Subscribe returns the subscription to the named types, or every type
+// for "*".
+func Subscribe(t testing.TB, names ...string) domain.EventSubscription {
+	t.Helper()
+	s, err := domain.ParseEventSubscription(names)
+	if err != nil {
+		t.Fatalf("ParseEventSubscription(%v): %v", names, err)
+	}
+	return s
+}
+
 // NewEmail returns a fresh random email address in normalised form, so that
 // cases isolate their operators.
 func NewEmail() string { return NewID("op") + "@example.com" }
@@ -249,7 +294,8 @@ func NewSession(t testing.TB, o domain.Operator, now time.Time) domain.Session {
 var cmpOptions = cmp.Options{
 	cmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{}, domain.HeaderFormat{},
 		domain.CampaignStatus{}, domain.MessageStatus{}, domain.Direction{}, domain.TemplateStatus{},
-		domain.TemplateCategory{}),
+		domain.TemplateCategory{}, domain.EventType{}, domain.DeliveryState{}, domain.EndpointStatus{},
+		domain.DisabledReason{}),
 	cmpopts.EquateEmpty(),
 	cmp.Comparer(func(a, b time.Time) bool {
 		return a.Equal(b) && a.Location().String() == b.Location().String()
@@ -427,6 +473,22 @@ func cloneMessage(m domain.Message) domain.Message {
 
 func cloneEntry(e domain.Entry) domain.Entry {
 	e.Media = clonePtr(e.Media)
+	return e
+}
+
+func cloneOutboxEvent(e domain.Event) domain.Event {
+	e.Body = slices.Clone(e.Body)
+	return e
+}
+
+func cloneEndpoint(e domain.WebhookEndpoint) domain.WebhookEndpoint {
+	e.DisabledAt = clonePtr(e.DisabledAt)
+	e.FailingSince = clonePtr(e.FailingSince)
+	secrets := make([]domain.EndpointSecret, len(e.Secrets))
+	for i, s := range e.Secrets {
+		secrets[i] = domain.EndpointSecret{Key: slices.Clone(s.Key), CreatedAt: s.CreatedAt, ExpiresAt: clonePtr(s.ExpiresAt)}
+	}
+	e.Secrets = secrets
 	return e
 }
 

@@ -35,13 +35,20 @@ type storeTest struct {
 // then do the parallel cases start. The queue cases only ever assert about
 // their own messages, so a store that is not empty does not disturb them;
 // the later cases never claim, so their messages cannot disturb the queue
-// cases.
+// cases. The outbox's sequencer, purge and delivery claims look across
+// workspaces too: the Outbox cases run the same way, after the Queue
+// cases, and the parallel cases never sequence, purge or claim.
 func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Helper()
 	s := newStore(t)
 
 	t.Run("Queue", func(t *testing.T) {
 		for _, tc := range slices.Concat(queueTests, optOutQueueTests) {
+			t.Run(tc.name, func(t *testing.T) { tc.run(t, s) })
+		}
+	})
+	t.Run("Outbox", func(t *testing.T) {
+		for _, tc := range slices.Concat(sequenceTests, deliveryTests) {
 			t.Run(tc.name, func(t *testing.T) { tc.run(t, s) })
 		}
 	})
@@ -64,6 +71,8 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Webhooks", webhookTests},
 		{"SendGuards", sendGuardTests},
 		{"Operators", operatorTests},
+		{"Events", eventTests},
+		{"Endpoints", endpointTests},
 		{"Tx", txTests},
 	}
 	for _, g := range groups {

@@ -217,7 +217,7 @@ func postInbound(t *testing.T, fake *fakemeta.Server, m fakemeta.Inbound) {
 	defer res.Body.Close()
 	var r webhookReceipt
 	if err := json.NewDecoder(res.Body).Decode(&r); err != nil || res.StatusCode != 200 || !r.Applied || r.Duplicate ||
-		!strings.HasPrefix(r.EventID, "evt_") {
+		!strings.HasPrefix(r.EventID, "whk_") {
 		t.Fatalf("inbound %q: %d %+v %v", m.Text, res.StatusCode, r, err)
 	}
 }
@@ -491,7 +491,7 @@ func TestWebhookEventsSurviveARestart(t *testing.T) {
 		if !r.Applied || r.Error != nil || r.Attempts != 2 || r.Statuses+r.Parked+r.Inbound+r.OptedOut+r.OptedIn+r.Templates != 0 {
 			t.Errorf("replayed %+v; want applied a second time, changing nothing", r)
 		}
-		if !strings.HasPrefix(r.ID, "evt_") {
+		if !strings.HasPrefix(r.ID, "whk_") {
 			t.Errorf("event id %q", r.ID)
 		}
 		if at, err := time.Parse(time.RFC3339Nano, r.ReceivedAt); err != nil || at.Before(time.Now().Add(-5*time.Minute)) {
