@@ -106,7 +106,7 @@
 // was accepted, every stage's oldest item was younger than 2s when the
 // load ended, and every accepted message was read within -drain. The
 // rates are tried lowest first, and the search stops at the first rate
-// not kept up with. With -cpuprofile DIR, herald's CPU profile of each
+// not kept up with (-all-rates runs them all). With -cpuprofile DIR, herald's CPU profile of each
 // load is written to DIR/cpu-pipeline-ENGINE-RATE.pprof and its samples
 // are shared out by stage (accept, dispatch, webhook receive, webhook
 // apply, commits, GC, logging, …):

@@ -62,6 +62,7 @@ func main() {
 		"three status webhooks per message) and find the highest rate it keeps up with")
 	rates := flag.String("rates", "250,500,750,1000", "with -pipeline: the rates to try, messages/s, lowest first; the search stops at the first that does not keep up")
 	engines := flag.String("engines", "sqlite,postgres", "with -pipeline: the engines to measure (postgres only when -postgres names a server)")
+	allRates := flag.Bool("all-rates", false, "with -pipeline: run every rate of -rates, not only up to the first that does not keep up")
 	drain := flag.Duration("drain", 10*time.Second, "with -pipeline: how long after the load every accepted message may take to reach read")
 	sample := flag.Duration("sample", time.Second, "with -pipeline: how often the backlog is sampled")
 	gap := flag.Duration("gap", 100*time.Millisecond, "with -pipeline: the fake Cloud API's pause between a message's sent, delivered and read webhooks")
@@ -75,7 +76,7 @@ func main() {
 	case set["mps-live"] && o.mode != modeLive:
 		err = errors.New("-mps-live applies to -mode live only")
 	case *pipeline:
-		po := pipelineOptions{duration: o.duration, drain: *drain, sample: *sample, latency: *latency, gap: *gap,
+		po := pipelineOptions{allRates: *allRates, duration: o.duration, drain: *drain, sample: *sample, latency: *latency, gap: *gap,
 			webhookParallel: *webhookParallel, mps: *mps, postgres: o.postgres, cpuProfile: o.cpuProfile}
 		if !set["duration"] {
 			po.duration = time.Minute

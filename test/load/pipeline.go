@@ -27,6 +27,7 @@ import (
 // pipelineOptions are the command line of a pipeline run.
 type pipelineOptions struct {
 	rates           []int         // messages per second to try, ascending
+	allRates        bool          // run every rate, not only up to the first not kept up with
 	duration        time.Duration // the load at each rate
 	drain           time.Duration // how long after the load every message may take to reach read
 	sample          time.Duration // how often the backlog is sampled
@@ -125,7 +126,7 @@ func runPipeline(o pipelineOptions, w io.Writer) error {
 	var errs []error
 	for _, engine := range o.engines {
 		run := pipelineRun{engine: engineLabel(engine)}
-		run.results, run.best, run.err = searchRates(o.rates, func(rate int) (pipelineResult, error) {
+		run.results, run.best, run.err = searchRates(o.rates, o.allRates, func(rate int) (pipelineResult, error) {
 			return runPipelineOnce(o, bin, dir, engine, rate)
 		})
 		if run.err != nil {

@@ -43,22 +43,29 @@ func parseRates(s string) ([]int, error) {
 
 // searchRates runs the pipeline at each rate, lowest first, and stops after
 // the first rate whose backlog does not stay bounded: a higher rate would
-// only fall further behind, and each run costs a minute. It returns every
-// result, in order, and the highest bounded rate (0 when none was). A run
-// that fails ends the search with its error, after the results so far.
-func searchRates(rates []int, run func(rate int) (pipelineResult, error)) ([]pipelineResult, int, error) {
+// only fall further behind, and each run costs a minute. With all it runs
+// every rate anyway, to measure how far behind each falls. It returns every
+// result, in order, and the highest rate kept up with below the first that
+// was not (0 when none was). A run that fails ends the search with its
+// error, after the results so far.
+func searchRates(rates []int, all bool, run func(rate int) (pipelineResult, error)) ([]pipelineResult, int, error) {
 	var results []pipelineResult
-	best := 0
+	best, behind := 0, false
 	for _, rate := range rates {
 		r, err := run(rate)
 		if err != nil {
 			return results, best, fmt.Errorf("%d messages/s: %w", rate, err)
 		}
 		results = append(results, r)
-		if !r.bounded() {
-			break
+		switch {
+		case r.bounded() && !behind:
+			best = rate
+		case !r.bounded():
+			behind = true
+			if !all {
+				return results, best, nil
+			}
 		}
-		best = rate
 	}
 	return results, best, nil
 }

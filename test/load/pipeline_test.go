@@ -169,7 +169,7 @@ func TestSearchStopsAtTheFirstRateThatFallsBehind(t *testing.T) {
 		{"the third falls behind", 600, []int{250, 500, 750}, 500},
 		{"the first falls behind", 100, []int{250}, 0},
 	} {
-		results, best, err := searchRates([]int{250, 500, 750, 1000}, fallsBehindAbove(c.limit))
+		results, best, err := searchRates([]int{250, 500, 750, 1000}, false, fallsBehindAbove(c.limit))
 		var ran []int
 		for _, r := range results {
 			ran = append(ran, r.rate)
@@ -178,8 +178,21 @@ func TestSearchStopsAtTheFirstRateThatFallsBehind(t *testing.T) {
 			t.Errorf("%s: ran %v, best %d, err %v; want ran %v, best %d", c.name, ran, best, err, c.ran, c.best)
 		}
 	}
+	// With every rate asked for, the runs go on, and a rate kept up with
+	// above one that was not does not count.
+	notAt500 := func(rate int) (pipelineResult, error) {
+		r := keptUpAt(rate)
+		if rate == 500 {
+			r.queued.end = 9 * time.Second
+		}
+		return r, nil
+	}
+	results, best, err := searchRates([]int{250, 500, 750, 1000}, true, notAt500)
+	if err != nil || best != 250 || len(results) != 4 {
+		t.Errorf("every rate: %d results, best %d, err %v; want 4, 250", len(results), best, err)
+	}
 	boom := errors.New("herald did not start")
-	results, best, err := searchRates([]int{250, 500}, func(rate int) (pipelineResult, error) {
+	results, best, err = searchRates([]int{250, 500}, false, func(rate int) (pipelineResult, error) {
 		if rate == 500 {
 			return pipelineResult{}, boom
 		}
