@@ -213,6 +213,18 @@ func printPipeline(w io.Writer, o pipelineOptions, runs []pipelineRun) {
 		}
 	}
 
+	fmt.Fprintln(w, "\nCores in use over the same time (CPU seconds per second), which says more than the CPU per message where the run fell behind:")
+	fmt.Fprintln(w, "\n| engine | offered/s | herald | PostgreSQL | load generator | fake Cloud API | event receiver | other processes | seconds |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, run := range runs {
+		for _, r := range run.results {
+			c := r.cpu
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %.1f |\n", r.engine, r.rate, cores(c.herald, c.wall),
+				cores(c.postgres, c.wall), cores(c.load, c.wall), cores(c.fake, c.wall), cores(c.receiver, c.wall),
+				cores(c.others(), c.wall), c.wall.Seconds())
+		}
+	}
+
 	fmt.Fprintln(w)
 	for _, run := range runs {
 		verdict := "none of the rates tried"
@@ -245,6 +257,14 @@ func printPipeline(w io.Writer, o pipelineOptions, runs []pipelineRun) {
 		}
 	}
 	printStages(w, runs)
+}
+
+// cores is d of CPU time over wall time: how many cores were busy with it.
+func cores(d, wall time.Duration) string {
+	if wall <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", d.Seconds()/wall.Seconds())
 }
 
 func ages(a ageSeries) string {

@@ -336,6 +336,8 @@ func TestCheckSecret(t *testing.T) {
 func TestPrintPipeline(t *testing.T) {
 	slow := keptUpAt(1000)
 	slow.queued.end = 4 * time.Second
+	slow.cpu = pipelineCPU{herald: 15 * time.Second, postgres: 0, load: 2 * time.Second, fake: 3 * time.Second,
+		busy: 22 * time.Second, total: 24 * time.Second, wall: 12 * time.Second}
 	slow.stages = []stageShare{{"webhook apply (statuses to messages)", 0.4}, {otherStage, 0.6}}
 	slow.profile = "/tmp/cpu.pprof"
 	run := pipelineRun{engine: "SQLite FULL", results: []pipelineResult{keptUp(), slow}, best: 500}
@@ -350,6 +352,8 @@ func TestPrintPipeline(t *testing.T) {
 		"Highest rate kept up with, SQLite FULL: 500 messages/s.",
 		"SQLite FULL at 1000/s did not keep up: the oldest message not yet sent to the Cloud API was 4.00 s old when the load ended.",
 		"| webhook apply (statuses to messages) | 40.0% |",
+		"| SQLite FULL | 1000 | 1.25 | 0.00 | 0.17 | 0.25 | 0.00 | 0.17 | 12.0 |",
+		"| SQLite FULL | 1000 | 1500 µs | – | 200 µs | 300 µs | 0 µs | 200 µs | 92% |",
 		"CPU profile of SQLite FULL at 1000/s: /tmp/cpu.pprof",
 	} {
 		if !strings.Contains(out, want) {
