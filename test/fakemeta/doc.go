@@ -7,5 +7,9 @@
 //
 // webhooks.go builds Meta's webhook payloads byte for byte (non-ASCII
 // escaped, as Meta signs it), signs them, and emits status webhooks for
-// accepted sends to a receiver on loopback, in any order, with repeats.
+// accepted sends to a receiver on loopback, in any order, with repeats, a
+// bounded number in flight and a pause between a message's statuses. For
+// load runs a lean fake keeps counts instead of copies, reports each
+// webhook POST as it is answered, says how many statuses it still owes,
+// and counts the TCP connections its clients open.
 package fakemeta

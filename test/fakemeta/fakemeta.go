@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -92,6 +94,24 @@ type Server struct {
 	WebhookURL      string
 	AppSecret       string
 	WebhookStatuses []string
+	// WebhookParallel bounds the webhook POSTs in flight at once, over
+	// every message, as Meta bounds its own (8 when zero). A message's
+	// statuses still go one after the other.
+	WebhookParallel int
+	// WebhookGap is how long after one status of a message has been
+	// answered the next one is posted (delivered after sent, read after
+	// delivered); zero posts them back to back. A retry does not wait for
+	// it.
+	WebhookGap time.Duration
+	// OnWebhookPost, when set, is called after every webhook POST of an
+	// emission (each try), on the goroutine that posted it, so it must be
+	// quick.
+	OnWebhookPost func(WebhookPost)
+	// Lean keeps counts instead of copies, for load runs of hundreds of
+	// thousands of calls: Requests, Accepted, Answers and WebhookDeliveries
+	// stay empty, while RequestCount, AcceptedCount, Connections and
+	// WebhookBacklog count as always.
+	Lean bool
 	// WaIDs maps a recipient's number (digits, no "+") to the wa_id Meta
 	// answers its send with and reports it under in status webhooks: Meta
 	// writes some users' numbers in another form (a Brazilian mobile
@@ -108,14 +128,20 @@ type Server struct {
 	answers          []answer
 	templateAnswers  []answer
 	templateRequests int
+	requestCount     int // sends received, Lean or not
+	acceptedCount    int // sends accepted, Lean or not
 	hang             chan struct{}
 	arrived          chan struct{}
+	conns            atomic.Int64 // TCP connections the Cloud API accepted
 
-	webhookClient *http.Client
+	webhookOnce   sync.Once
+	webhookClient *http.Client  // set by webhookSetup
+	emitSlots     chan struct{} // set by webhookSetup: bounds the POSTs in flight
 	emitCtx       context.Context
-	emitSlots     chan struct{}     // bounds the emissions posting at once
-	emissions     []chan struct{}   // closed when each emission is done
-	deliveries    []WebhookDelivery // every webhook POST, retries included
+	emissions     []chan struct{}      // closed when each emission is done
+	deliveries    []WebhookDelivery    // every webhook POST, retries included
+	pending       map[uint64]time.Time // statuses due and not yet answered or given up, with when they became due
+	pendingSeq    uint64
 }
 
 type answer struct {
@@ -131,16 +157,23 @@ type Cleaner interface{ Cleanup(func()) }
 func New(t Cleaner) *Server {
 	s := &Server{Token: "EAAtest" + randomString(24), PhoneNumberID: "106540352242922", WABAID: "102290129340398",
 		templates: map[string]Template{}, hang: make(chan struct{}), arrived: make(chan struct{}, 1),
-		webhookClient: newWebhookClient(), emitSlots: make(chan struct{}, webhookParallel)}
+		pending: map[uint64]time.Time{}}
 	var stopEmitting context.CancelFunc
 	s.emitCtx, stopEmitting = context.WithCancel(context.Background())
-	srv := httptest.NewServer(http.HandlerFunc(s.serve))
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	srv.Start()
 	t.Cleanup(func() {
 		stopEmitting()
 		close(s.hang)
 		srv.Close()
 		s.WaitWebhooks()
-		s.webhookClient.CloseIdleConnections()
+		client, _ := s.webhookSetup()
+		client.CloseIdleConnections()
 	})
 	s.origin = srv.URL
 	s.URL = srv.URL + "/v24.0"
@@ -195,13 +228,27 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
-// RequestCount is len(Requests()) without the copy, for loops that wait
-// for sends to arrive.
+// RequestCount is how many sends arrived, accepted or not: len(Requests())
+// without the copy, for loops that wait for sends to arrive, and counted
+// when Lean too.
 func (s *Server) RequestCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.requests)
+	return s.requestCount
 }
+
+// AcceptedCount is how many sends the fake accepted, counted when Lean
+// too.
+func (s *Server) AcceptedCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.acceptedCount
+}
+
+// Connections is how many TCP connections the Cloud API has accepted:
+// a client that keeps its connections open makes few, one that closes them
+// after each call makes one per call.
+func (s *Server) Connections() int { return int(s.conns.Load()) }
 
 // Accepted returns the sends the fake accepted, with their wamids, whether
 // or not the answer reached the client (Fault.AfterAccept).
@@ -307,7 +354,10 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Path: r.URL.Path, Body: body})
+	s.requestCount++
+	if !s.Lean {
+		s.requests = append(s.requests, Request{Path: r.URL.Path, Body: body})
+	}
 	s.mu.Unlock()
 	s.signal()
 
@@ -386,7 +436,10 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 	if w, ok := s.WaIDs[waID]; ok {
 		waID = w
 	}
-	s.accepted = append(s.accepted, Request{Path: r.URL.Path, Body: body, WAMID: wamid})
+	s.acceptedCount++
+	if !s.Lean {
+		s.accepted = append(s.accepted, Request{Path: r.URL.Path, Body: body, WAMID: wamid})
+	}
 	if s.WebhookURL != "" {
 		statuses := s.WebhookStatuses
 		if statuses == nil {
@@ -690,9 +743,10 @@ func (s *Server) fail(w http.ResponseWriter, l ledger, status, code, subcode int
 func (s *Server) answer(w http.ResponseWriter, l ledger, status int, v any) {
 	b, _ := json.Marshal(v)
 	s.mu.Lock()
-	if l == templateLedger {
+	switch {
+	case l == templateLedger:
 		s.templateAnswers = append(s.templateAnswers, answer{status: status, body: b})
-	} else {
+	case !s.Lean:
 		s.answers = append(s.answers, answer{status: status, body: b})
 	}
 	s.mu.Unlock()

@@ -672,8 +672,28 @@ const (
 	webhookTries      = 3
 	webhookRetryDelay = 10 * time.Millisecond
 	webhookTimeout    = 5 * time.Second
-	webhookParallel   = 8 // emissions posting at once
+	webhookParallel   = 8 // POSTs in flight at once when WebhookParallel is zero
 )
+
+// WebhookPost is one try at posting a status webhook of an accepted send,
+// as OnWebhookPost reports it.
+type WebhookPost struct {
+	Status string // sent, delivered, read, failed, …
+	// BizOpaque is the send's biz_opaque_callback_data: the sender's own
+	// id of the message.
+	BizOpaque string
+	// Due is when the status became due: the send's answer for the first
+	// status, the previous status's answer plus WebhookGap for the next.
+	// The time from Due to the POST is time spent waiting for a free slot
+	// (WebhookParallel) and for earlier tries.
+	Due      time.Time
+	Took     time.Duration // from the POST to its answer, or to its failure
+	Answered int           // the status code answered; 0 when none came
+	Attempt  int           // 1 for the first try, 2 for the first retry, …
+	// Last says no further try of this status follows: it was answered
+	// 200, or this was the last try.
+	Last bool
+}
 
 // defaultWebhookStatuses is what an accepted send reports when
 // WebhookStatuses is nil.
@@ -686,6 +706,21 @@ type emission struct {
 	wamid, biz  string
 	recipient   string
 	category    string // the template's, for pricing
+}
+
+// webhookSetup returns the client the webhooks are posted with and the
+// slots that bound the POSTs in flight, made on first use from
+// WebhookParallel.
+func (s *Server) webhookSetup() (*http.Client, chan struct{}) {
+	s.webhookOnce.Do(func() {
+		parallel := s.WebhookParallel
+		if parallel <= 0 {
+			parallel = webhookParallel
+		}
+		s.webhookClient = newWebhookClient(parallel)
+		s.emitSlots = make(chan struct{}, parallel)
+	})
+	return s.webhookClient, s.emitSlots
 }
 
 // emitLocked registers the send's status webhooks, so that WaitWebhooks waits
@@ -705,14 +740,11 @@ func (s *Server) emitLocked(e emission) (start func()) {
 // post posts one emission's statuses and closes done.
 func (s *Server) post(e emission, done chan struct{}) {
 	defer close(done)
-	select {
-	case s.emitSlots <- struct{}{}:
-		defer func() { <-s.emitSlots }()
-	case <-s.emitCtx.Done():
-		return
-	}
 	base := time.Now()
-	for _, st := range e.statuses {
+	for i, st := range e.statuses {
+		if i > 0 && s.WebhookGap > 0 && !sleep(s.emitCtx, s.WebhookGap) {
+			return
+		}
 		u := StatusUpdate{WAMID: e.wamid, RecipientID: e.recipient, BizOpaque: e.biz, Status: st,
 			Pricing: st == "sent", PricingCategory: strings.ToLower(e.category)}
 		if code, ok := strings.CutPrefix(st, "failed:"); ok {
@@ -720,16 +752,64 @@ func (s *Server) post(e emission, done chan struct{}) {
 			u.ErrorCode, _ = strconv.Atoi(code)
 		}
 		u.At = base.Add(statusOffset[u.Status])
-		body := StatusPayload(s.WABAID, s.PhoneNumberID, u)
-		for try := 1; try <= webhookTries; try++ {
-			if try > 1 && !sleep(s.emitCtx, webhookRetryDelay) {
-				return
-			}
-			if status, _ := s.attempt(s.emitCtx, e.url, e.secret, body, try); status == http.StatusOK {
-				break
-			}
+		if !s.postStatus(e, u, StatusPayload(s.WABAID, s.PhoneNumberID, u)) {
+			return
 		}
 	}
+}
+
+// postStatus posts one status, trying again after a non-200 answer up to
+// webhookTries times in all, each try in one of the slots. It reports
+// false when the fake is closing.
+func (s *Server) postStatus(e emission, u StatusUpdate, body []byte) bool {
+	_, slots := s.webhookSetup()
+	due := time.Now()
+	s.mu.Lock()
+	s.pendingSeq++
+	id := s.pendingSeq
+	s.pending[id] = due
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+	}()
+	for try := 1; try <= webhookTries; try++ {
+		if try > 1 && !sleep(s.emitCtx, webhookRetryDelay) {
+			return false
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-s.emitCtx.Done():
+			return false
+		}
+		start := time.Now()
+		status, _ := s.attempt(s.emitCtx, e.url, e.secret, body, try)
+		took := time.Since(start)
+		<-slots
+		if s.OnWebhookPost != nil {
+			s.OnWebhookPost(WebhookPost{Status: u.Status, BizOpaque: e.biz, Due: due, Took: took, Answered: status,
+				Attempt: try, Last: status == http.StatusOK || try == webhookTries})
+		}
+		if status == http.StatusOK {
+			break
+		}
+	}
+	return true
+}
+
+// WebhookBacklog is how many statuses are due and not yet answered 200 or
+// given up, and when the oldest of them became due (zero when none): what
+// the fake would still owe a receiver that is falling behind.
+func (s *Server) WebhookBacklog() (n int, oldest time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, due := range s.pending {
+		if oldest.IsZero() || due.Before(oldest) {
+			oldest = due
+		}
+	}
+	return len(s.pending), oldest
 }
 
 var statusOffset = map[string]time.Duration{"delivered": time.Second, "read": 2 * time.Second,
@@ -792,16 +872,17 @@ func (s *Server) PostWebhook(body []byte) (*http.Response, error) {
 
 // attempt makes one delivery attempt and records it.
 func (s *Server) attempt(ctx context.Context, target, secret string, body []byte, attempt int) (int, error) {
-	d := WebhookDelivery{Body: body, Signature: Sign(secret, body), Attempt: attempt}
 	res, err := s.send(ctx, target, secret, body)
+	status := 0
 	if err == nil {
 		io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
 		res.Body.Close()
-		d.Status = res.StatusCode
+		status = res.StatusCode
 	}
-	d.Err = err
-	s.record(d)
-	return d.Status, err
+	if !s.Lean {
+		s.record(WebhookDelivery{Body: body, Signature: Sign(secret, body), Attempt: attempt, Status: status, Err: err})
+	}
+	return status, err
 }
 
 func (s *Server) record(d WebhookDelivery) {
@@ -833,13 +914,14 @@ func (s *Server) send(ctx context.Context, target, secret string, body []byte) (
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "facebookexternalua")
 	req.Header.Set("X-Hub-Signature-256", Sign(secret, body))
-	return s.webhookClient.Do(req)
+	client, _ := s.webhookSetup()
+	return client.Do(req)
 }
 
 // newWebhookClient is an HTTP client that connects only to loopback
-// addresses (whatever a name resolves to), follows no redirects and gives
-// up after webhookTimeout.
-func newWebhookClient() *http.Client {
+// addresses (whatever a name resolves to), follows no redirects, gives up
+// after webhookTimeout, and keeps up to parallel connections open.
+func newWebhookClient(parallel int) *http.Client {
 	dialer := &net.Dialer{Timeout: time.Second, Control: func(_, address string, _ syscall.RawConn) error {
 		host, _, err := net.SplitHostPort(address)
 		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
@@ -849,7 +931,7 @@ func newWebhookClient() *http.Client {
 	}}
 	return &http.Client{
 		Timeout:       webhookTimeout,
-		Transport:     &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: webhookParallel},
+		Transport:     &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: parallel},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }

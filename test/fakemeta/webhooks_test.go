@@ -251,16 +251,25 @@ func emitter(t *testing.T, statuses []string, answers ...int) (*fakemeta.Server,
 // sendOne posts a template send to the fake and returns the wamid.
 func sendOne(t *testing.T, fake *fakemeta.Server, biz string) string {
 	t.Helper()
+	return sendWith(t, http.DefaultClient, fake, biz)
+}
+
+// sendWith is sendOne through client.
+func sendWith(t *testing.T, client *http.Client, fake *fakemeta.Server, biz string) string {
+	t.Helper()
 	body := `{"messaging_product":"whatsapp","recipient_type":"individual","to":"+5511988887777","type":"template",` +
 		`"biz_opaque_callback_data":"` + biz + `","template":{"name":"welcome","language":{"policy":"deterministic","code":"en_US"},` +
 		`"components":[{"type":"body","parameters":[{"type":"text","text":"Ana"}]}]}}`
 	req, _ := http.NewRequest(http.MethodPost, fake.URL+"/"+fake.PhoneNumberID+"/messages", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+fake.Token)
-	res, err := http.DefaultClient.Do(req)
+	res, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
+	defer func() {
+		io.Copy(io.Discard, res.Body) // to its end, so that the connection can be used again
+		res.Body.Close()
+	}()
 	var a struct{ Messages []struct{ ID string } }
 	if err := json.NewDecoder(res.Body).Decode(&a); err != nil || res.StatusCode != 200 || len(a.Messages) != 1 {
 		t.Fatalf("send: HTTP %d %v", res.StatusCode, err)

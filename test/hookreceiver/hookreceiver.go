@@ -73,6 +73,23 @@ type Delivery struct {
 	At       time.Time // when it arrived, by the receiver's clock
 }
 
+// TB is what the receiver needs of its caller: a *testing.T or
+// *testing.B, or a program's stand-in (the load run serves a receiver
+// outside any test).
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Fatalf(format string, args ...any)
+}
+
+// Stats counts what a receiver got.
+type Stats struct {
+	Received    int            // every request
+	Verified    int            // the authentic, well-formed deliveries
+	Answered2xx int            // of those, the ones answered 2xx
+	Types       map[string]int // the verified deliveries by event type
+}
+
 // Receiver is the loopback receiver. Its methods are safe for concurrent
 // use.
 type Receiver struct {
@@ -89,26 +106,29 @@ type Receiver struct {
 	script     []Answer
 	fallback   func(Delivery) Answer
 	deliveries []Delivery
+	lean       bool          // keep counts only (Lean)
+	stats      Stats         // counted whether lean or not
 	changed    chan struct{} // closed at each new delivery, then replaced
 }
 
 // New starts a plain http receiver that accepts deliveries signed with
 // any of secrets ("whsec_…"), and closes it when the test ends.
-func New(t testing.TB, secrets ...string) *Receiver {
+func New(t TB, secrets ...string) *Receiver {
 	t.Helper()
 	return start(t, false, secrets)
 }
 
 // NewTLS starts an https receiver (httptest's certificate for 127.0.0.1;
 // see Certificate).
-func NewTLS(t testing.TB, secrets ...string) *Receiver {
+func NewTLS(t TB, secrets ...string) *Receiver {
 	t.Helper()
 	return start(t, true, secrets)
 }
 
-func start(t testing.TB, tls bool, secrets []string) *Receiver {
+func start(t TB, tls bool, secrets []string) *Receiver {
 	t.Helper()
-	r := &Receiver{quit: make(chan struct{}), tolerance: DefaultTolerance, now: time.Now, changed: make(chan struct{})}
+	r := &Receiver{quit: make(chan struct{}), tolerance: DefaultTolerance, now: time.Now, changed: make(chan struct{}),
+		stats: Stats{Types: map[string]int{}}}
 	r.SetSecrets(t, secrets...)
 	if tls {
 		r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
@@ -134,7 +154,7 @@ func (r *Receiver) Certificate() *x509.Certificate {
 
 // SetSecrets replaces the secrets deliveries may be signed with, as a
 // consumer does when its sender rotates (whsec_ and the base64 of the key).
-func (r *Receiver) SetSecrets(t testing.TB, secrets ...string) {
+func (r *Receiver) SetSecrets(t TB, secrets ...string) {
 	t.Helper()
 	keys := make([][]byte, 0, len(secrets))
 	for _, s := range secrets {
@@ -175,6 +195,27 @@ func (r *Receiver) SetFallback(f func(Delivery) Answer) {
 	r.mu.Unlock()
 }
 
+// Lean makes the receiver keep counts only from now on, for load runs of
+// hundreds of thousands of deliveries: Deliveries, Succeeded and WaitFor
+// no longer see new requests; Count and Stats do.
+func (r *Receiver) Lean() {
+	r.mu.Lock()
+	r.lean = true
+	r.mu.Unlock()
+}
+
+// Stats counts the requests received so far.
+func (r *Receiver) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.stats
+	out.Types = make(map[string]int, len(r.stats.Types))
+	for k, v := range r.stats.Types {
+		out.Types[k] = v
+	}
+	return out
+}
+
 // Deliveries returns every request received so far, in arrival order.
 func (r *Receiver) Deliveries() []Delivery {
 	r.mu.Lock()
@@ -186,7 +227,7 @@ func (r *Receiver) Deliveries() []Delivery {
 func (r *Receiver) Count() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.deliveries)
+	return r.stats.Received
 }
 
 // Succeeded counts, per webhook-id, the authentic deliveries answered
@@ -281,7 +322,17 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 
 func (r *Receiver) record(d Delivery) {
 	r.mu.Lock()
-	r.deliveries = append(r.deliveries, d)
+	r.stats.Received++
+	if d.Verified {
+		r.stats.Verified++
+		r.stats.Types[d.Type]++
+		if d.Answered >= 200 && d.Answered <= 299 {
+			r.stats.Answered2xx++
+		}
+	}
+	if !r.lean {
+		r.deliveries = append(r.deliveries, d)
+	}
 	close(r.changed)
 	r.changed = make(chan struct{})
 	r.mu.Unlock()

@@ -74,7 +74,7 @@ func measure(o options, t target, m cpuMeter, prof *profiler) (report, error) {
 		return p
 	}
 	var sent atomic.Uint64 // send requests issued so far, over both send phases
-	send := sendTargeter(t, &sent)
+	send := sendTargeter(t, phone, &sent)
 
 	var profDone <-chan error
 	if prof != nil {
@@ -110,9 +110,9 @@ func phone(n uint64) string {
 }
 
 // sendTargeter returns send-campaign requests to the next recipient each,
-// counting them in sent. Vegeta calls a targeter from many workers at once,
-// hence the atomic counter.
-func sendTargeter(t target, sent *atomic.Uint64) func(*vegeta.Target) {
+// phone(n) for the n-th, counting them in sent. Vegeta calls a targeter from
+// many workers at once, hence the atomic counter.
+func sendTargeter(t target, phone func(uint64) string, sent *atomic.Uint64) func(*vegeta.Target) {
 	hdr := http.Header{"Content-Type": {"application/json"}, "X-Api-Key": {t.token}}
 	u := t.base + "/v1/messages/send-campaign"
 	return func(tgt *vegeta.Target) {
@@ -165,9 +165,14 @@ func attack(label string, tr vegeta.Targeter, rate vegeta.Rate, d time.Duration,
 		vegeta.Connections(conns), vegeta.MaxConnections(conns), vegeta.KeepAlive(true),
 		vegeta.Timeout(requestTimeout), vegeta.Redirects(vegeta.NoFollow),
 	)
+	return collect(label, atk.Attack(tr, rate, d, ""), want)
+}
+
+// collect reads an attack's results, counting only status want as success.
+func collect(label string, results <-chan *vegeta.Result, want int) phase {
 	p := phase{label: label, kinds: map[string]int{}}
 	var ok vegeta.Metrics
-	for res := range atk.Attack(tr, rate, d, "") {
+	for res := range results {
 		switch {
 		case res.Error == vegeta.ErrNoTargets.Error():
 			p.capped = true // the count bound, not a request

@@ -70,4 +70,47 @@
 // paced at -mps:
 //
 //	go run ./test/load -dispatch 5000 -latency 100ms -mps 1000
+//
+// With -pipeline it measures the whole pipeline instead, at fixed rates:
+// send-campaign posted open loop (vegeta's constant pacer) at each rate of
+// -rates for -duration (60s by default) with a live key; herald's
+// dispatcher sending to the fake Cloud API (answering in -latency, paced
+// at -mps); the fake posting each accepted message's sent, delivered and
+// read webhooks back to herald's /v1/webhooks/whatsapp, signed with the app
+// secret herald is given, one status per POST, -gap apart, at most
+// -webhook-parallel in flight; and, when herald offers POST
+// /v1/webhook-endpoints (the customer events of issue 26), a Standard
+// Webhooks receiver subscribed to every event. Each rate gets a fresh
+// database (SQLite with synchronous=FULL; PostgreSQL, created and dropped,
+// when -postgres names a server), a fresh herald, fake and receiver. The
+// fake and the receiver run in child processes of their own (this binary
+// started again), so that each process's CPU time is its own.
+//
+// Once a second (-sample) it reads, straight from herald's database and
+// read-only, the age of the oldest message not yet sent, of the oldest
+// webhook call stored and not applied and of the oldest parked status, and
+// from the fake the age of the oldest status webhook it still owes herald
+// (herald acknowledges each call only once it is stored and applied, so a
+// herald that falls behind makes the fake's backlog grow). After the load
+// it waits at most -drain for every accepted message to reach read, then
+// checks herald's own count (GET /v1/campaigns/{id}/stats).
+//
+// Per rate and engine it reports the rates sustained (accepted, sent to the
+// Cloud API, webhooks acknowledged, read), send-campaign p50 and p99, the
+// webhook acknowledgement's p99, the p99, maximum and end value of each
+// stage's oldest age, the CPU time per accepted message of each process
+// (herald; PostgreSQL's backends on herald's database and its writers;
+// this process; the fake; the receiver; and the rest of the machine, which
+// is shared), herald's peak RSS, and how many TCP connections herald's
+// Cloud API client opened. A rate is kept up with when every offered call
+// was accepted, every stage's oldest item was younger than 2s when the
+// load ended, and every accepted message was read within -drain. The
+// rates are tried lowest first, and the search stops at the first rate
+// not kept up with (-all-rates runs them all). With -cpuprofile DIR, herald's CPU profile of each
+// load is written to DIR/cpu-pipeline-ENGINE-RATE.pprof and its samples
+// are shared out by stage (accept, dispatch, webhook receive, webhook
+// apply, commits, GC, logging, …):
+//
+//	go run ./test/load -pipeline -rates 250,500,750,1000 -postgres "$HERALD_TEST_POSTGRES_URL" -cpuprofile /tmp/prof
+//	go run ./test/load -pipeline -rates 100 -duration 10s -engines sqlite
 package main

@@ -58,13 +58,21 @@ type heraldTarget struct {
 	name, slug  string // row label; file-name part of the CPU profile
 	bin         string
 	databaseURL string
-	// fake is the Cloud API a live key's messages go to; nil in test mode,
-	// where the key is a test key and the sandbox sends.
+	// cloud is the Cloud API a live key's messages go to; nil in test
+	// mode, where the key is a test key and the sandbox sends.
+	cloud *cloudAPI
+	// fake is the in-process fake behind cloud in the HTTP load run, for
+	// counting what reached it; nil otherwise.
 	fake     *fakemeta.Server
-	mps      int    // with fake: the sender number's pace, HERALD_WHATSAPP_MPS
-	token    string // set by prepare
-	campaign string // set by prepare
+	mps      int      // with cloud: the sender number's pace, HERALD_WHATSAPP_MPS
+	extraEnv []string // more settings for herald serve
+	token    string   // set by prepare
+	campaign string   // set by prepare
 }
+
+// cloudAPI is where herald's sender is pointed: a fake Cloud API's base
+// URL, token and sender number id.
+type cloudAPI struct{ URL, Token, PhoneNumberID string }
 
 // startFakeMeta starts a fake Cloud API on 127.0.0.1 that accepts the load
 // campaign's template; c closes it.
@@ -101,7 +109,7 @@ func (h *heraldTarget) prepare() error {
 		}
 	}
 	mode := modeTest
-	if h.fake != nil {
+	if h.cloud != nil {
 		mode = modeLive
 	}
 	var key struct{ Token string }
@@ -117,10 +125,12 @@ func (h *heraldTarget) prepare() error {
 	return nil
 }
 
-// cli runs one herald command and decodes its --json output into out.
+// cli runs one herald command and decodes its --json output into out. It
+// has the Cloud API's settings too, as the server will, so that a live
+// key is made without a warning that it cannot send.
 func (h *heraldTarget) cli(out any, args ...string) error {
 	cmd := exec.Command(h.bin, args...)
-	cmd.Env = h.env()
+	cmd.Env = append(h.env(), h.cloudEnv()...)
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()
 	if err != nil {
@@ -136,11 +146,11 @@ func (h *heraldTarget) cli(out any, args ...string) error {
 // h.mps. The business account is blanked, whatever the environment says, so
 // that no template sync runs against the fake. Nil in test mode.
 func (h *heraldTarget) cloudEnv() []string {
-	if h.fake == nil {
+	if h.cloud == nil {
 		return nil
 	}
-	return []string{"HERALD_WHATSAPP_API_URL=" + h.fake.URL, "HERALD_WHATSAPP_ACCESS_TOKEN=" + h.fake.Token,
-		"HERALD_WHATSAPP_PHONE_NUMBER_ID=" + h.fake.PhoneNumberID, "HERALD_WHATSAPP_WABA_ID=",
+	return []string{"HERALD_WHATSAPP_API_URL=" + h.cloud.URL, "HERALD_WHATSAPP_ACCESS_TOKEN=" + h.cloud.Token,
+		"HERALD_WHATSAPP_PHONE_NUMBER_ID=" + h.cloud.PhoneNumberID, "HERALD_WHATSAPP_WABA_ID=",
 		"HERALD_WHATSAPP_MPS=" + strconv.Itoa(h.mps)}
 }
 
@@ -164,6 +174,7 @@ func (h *heraldTarget) serve(debug bool) (*server, error) {
 	}
 	cmd.Env = append(h.env(), "HERALD_ADDR=127.0.0.1:0", "HERALD_DEBUG_ADDR="+debugAddr, "HERALD_LOG_LEVEL=info")
 	cmd.Env = append(cmd.Env, h.cloudEnv()...)
+	cmd.Env = append(cmd.Env, h.extraEnv...)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.WaitDelay = time.Second // Wait returns even if something kept herald's output open

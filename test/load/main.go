@@ -38,6 +38,13 @@ const (
 const defaultLiveMPS = 80
 
 func main() {
+	if isChild() {
+		if err := runChild(); err != nil {
+			fmt.Fprintln(os.Stderr, "load child:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var o options
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long each send-campaign phase runs (the lookup phase runs half, at least 2s)")
 	flag.IntVar(&o.conns, "connections", 64, "vegeta workers and connections per phase")
@@ -48,17 +55,43 @@ func main() {
 	flag.StringVar(&o.mode, "mode", modeLive, `"live": a live key, whose messages the dispatcher sends to a fake Cloud API at -mps-live, as in production; "test": a test key, whose messages the sandbox sends and records statuses for at once`)
 	flag.IntVar(&o.liveMPS, "mps-live", defaultLiveMPS, "with -mode live: the sender number's pace, HERALD_WHATSAPP_MPS (1 to 1000; herald's default is 80)")
 	dispatch := flag.Int("dispatch", 0, "instead of the HTTP load, move this many messages to the fake Cloud API and report msg/s")
-	latency := flag.Duration("latency", 100*time.Millisecond, "with -dispatch: the fake Cloud API's answer time")
-	mps := flag.Int("mps", 1000, "with -dispatch: the sender number's pace")
+	latency := flag.Duration("latency", 100*time.Millisecond, "with -dispatch and -pipeline: the fake Cloud API's answer time")
+	mps := flag.Int("mps", 1000, "with -dispatch and -pipeline: the sender number's pace (HERALD_WHATSAPP_MPS)")
 	concurrency := flag.Int("concurrency", 0, "with -dispatch: sends in flight (0: the server's default for the pace)")
+	pipeline := flag.Bool("pipeline", false, "instead of the HTTP load, run the whole pipeline (send-campaign at fixed rates, the dispatcher, "+
+		"three status webhooks per message) and find the highest rate it keeps up with")
+	rates := flag.String("rates", "250,500,750,1000", "with -pipeline: the rates to try, messages/s, lowest first; the search stops at the first that does not keep up")
+	engines := flag.String("engines", "sqlite,postgres", "with -pipeline: the engines to measure (postgres only when -postgres names a server)")
+	allRates := flag.Bool("all-rates", false, "with -pipeline: run every rate of -rates, not only up to the first that does not keep up")
+	drain := flag.Duration("drain", 10*time.Second, "with -pipeline: how long after the load every accepted message may take to reach read")
+	sample := flag.Duration("sample", time.Second, "with -pipeline: how often the backlog is sampled")
+	gap := flag.Duration("gap", 100*time.Millisecond, "with -pipeline: the fake Cloud API's pause between a message's sent, delivered and read webhooks")
+	webhookParallel := flag.Int("webhook-parallel", 64, "with -pipeline: status webhook POSTs the fake Cloud API has in flight at most")
 	flag.Parse()
-	mpsLiveSet := false
-	flag.Visit(func(f *flag.Flag) { mpsLiveSet = mpsLiveSet || f.Name == "mps-live" })
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	var err error
 	switch {
-	case mpsLiveSet && o.mode != modeLive:
+	case set["mps-live"] && o.mode != modeLive:
 		err = errors.New("-mps-live applies to -mode live only")
+	case *pipeline:
+		po := pipelineOptions{allRates: *allRates, duration: o.duration, drain: *drain, sample: *sample, latency: *latency, gap: *gap,
+			webhookParallel: *webhookParallel, mps: *mps, postgres: o.postgres, cpuProfile: o.cpuProfile}
+		if !set["duration"] {
+			po.duration = time.Minute
+		}
+		for e := range strings.SplitSeq(*engines, ",") {
+			if e = strings.TrimSpace(e); e == enginePostgres && o.postgres == "" && !set["engines"] {
+				continue // the default asks for PostgreSQL only where there is one
+			}
+			if e != "" {
+				po.engines = append(po.engines, e)
+			}
+		}
+		if po.rates, err = parseRates(*rates); err == nil {
+			err = runPipeline(po, os.Stdout)
+		}
 	case *dispatch > 0:
 		err = runDispatch(*dispatch, *mps, *concurrency, *latency)
 	default:
@@ -126,6 +159,7 @@ func measureAll(o options, dir string) ([]report, error) {
 				return nil, err
 			}
 			h.fake, h.mps = fake, o.liveMPS
+			h.cloud = &cloudAPI{URL: fake.URL, Token: fake.Token, PhoneNumberID: fake.PhoneNumberID}
 		}
 		return h, nil
 	}
