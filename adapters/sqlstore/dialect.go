@@ -81,6 +81,9 @@ type Dialect interface {
 	migrationLock(ctx context.Context, db *sqlx.DB) (goose.ProviderOption, error)
 	// lockMigrations takes the same lock inside tx, until it ends.
 	lockMigrations(ctx context.Context, tx *sqlx.Tx) error
+	// holdMigrationLock takes, before a transaction begins, the part of
+	// the lock that cannot be taken inside it, and returns its release.
+	holdMigrationLock(ctx context.Context, db *sqlx.DB) (release func() error, err error)
 	// tableExists is a query returning one row with 1 if the table named
 	// :name exists and 0 if not.
 	tableExists() string

@@ -155,6 +155,11 @@ func (postgresDialect) lockMigrations(ctx context.Context, tx *sqlx.Tx) error {
 	return err
 }
 
+// The advisory lock is taken inside the transaction (lockMigrations).
+func (postgresDialect) holdMigrationLock(context.Context, *sqlx.DB) (func() error, error) {
+	return func() error { return nil }, nil
+}
+
 func (postgresDialect) tableExists() string {
 	return `SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = :name`
 }

@@ -89,6 +89,21 @@ func (sqliteDialect) migrationLock(ctx context.Context, db *sqlx.DB) (goose.Prov
 // lock, which every migration's transaction takes too.
 func (sqliteDialect) lockMigrations(context.Context, *sqlx.Tx) error { return nil }
 
+// The lock file's write lock is taken before BEGIN IMMEDIATE: a migrator
+// that waited for the database's write lock instead would give up after
+// the connection's busy timeout (5 s) while another applies its migrations
+// one transaction after another.
+func (sqliteDialect) holdMigrationLock(ctx context.Context, db *sqlx.DB) (func() error, error) {
+	l, err := newSQLiteMigrationLock(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.Lock(ctx, nil); err != nil {
+		return nil, err
+	}
+	return func() error { return l.Unlock(context.WithoutCancel(ctx), nil) }, nil
+}
+
 func (sqliteDialect) tableExists() string {
 	return `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = :name`
 }

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/pressly/goose/v3"
@@ -81,6 +82,11 @@ func versionTableReady(ctx context.Context, ext sqlx.ExtContext, d Dialect) (boo
 
 // inMigrationTx runs fn in a transaction holding the migration lock.
 func inMigrationTx(ctx context.Context, db *sqlx.DB, d Dialect, fn func(tx *sqlx.Tx) error) (err error) {
+	release, err := d.holdMigrationLock(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, release()) }()
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
 		return err
