@@ -14,6 +14,7 @@ var (
 	ButtonQuickReply = ButtonKind{"quick_reply"}
 	ButtonURL        = ButtonKind{"url"}
 	ButtonPhone      = ButtonKind{"phone_number"}
+	ButtonVoiceCall  = ButtonKind{"voice_call"}
 	ButtonCopyCode   = ButtonKind{"copy_code"}
 	// ButtonOTP is an authentication template's code button: copy code,
 	// one tap or zero tap. Meta lists it as a URL button.
@@ -231,8 +232,8 @@ func buttonSlots(param string, card int, buttons []ButtonDef, auth bool) ([]Slot
 		return nil, InvalidParameter(param, "a template has at most 10 buttons")
 	}
 	count := map[ButtonKind]int{}
-	limits := map[ButtonKind]int{ButtonQuickReply: 10, ButtonURL: 2, ButtonPhone: 1, ButtonCopyCode: 1, ButtonOTP: 1}
-	names := map[ButtonKind]string{ButtonQuickReply: "quick-reply", ButtonURL: "URL", ButtonPhone: "phone-number",
+	limits := map[ButtonKind]int{ButtonQuickReply: 10, ButtonURL: 2, ButtonPhone: 1, ButtonVoiceCall: 1, ButtonCopyCode: 1, ButtonOTP: 1}
+	names := map[ButtonKind]string{ButtonQuickReply: "quick-reply", ButtonURL: "URL", ButtonPhone: "phone-number", ButtonVoiceCall: "voice-call",
 		ButtonCopyCode: "copy-code", ButtonOTP: "OTP"}
 	prefix := "buttons."
 	if card >= 0 {
@@ -290,7 +291,7 @@ func buttonSlots(param string, card int, buttons []ButtonDef, auth bool) ([]Slot
 				return nil, InvalidParameter(p+".url", "a button's URL has at most one placeholder, at its end")
 			}
 			s.Kind, s.Limit = SlotURLSuffix, MaxURLLength-utf8.RuneCountInString(b.URL[:i])
-		case ButtonPhone:
+		case ButtonPhone, ButtonVoiceCall:
 			continue
 		}
 		out = append(out, s)
