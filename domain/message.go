@@ -104,15 +104,19 @@ type Message struct {
 	Variables      []string
 	MediaHeaderURL string
 	MediaFilename  string // a document header's file name, sent with its link
-	RenderedBody   string
-	Status         MessageStatus
-	History        []StatusChange
-	ProviderID     string // Meta's wamid, once sent
-	WaID           string // the recipient's WhatsApp id, as Meta answered the send
-	Failure        *Failure
-	Pricing        *Pricing // from Meta's status events, once one carries it
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// Values are every slot of the template with the value this message
+	// sends it; nil for a message accepted before slots existed, which
+	// sends Variables as the body and MediaHeaderURL as the header.
+	Values       []SlotValue
+	RenderedBody string
+	Status       MessageStatus
+	History      []StatusChange
+	ProviderID   string // Meta's wamid, once sent
+	WaID         string // the recipient's WhatsApp id, as Meta answered the send
+	Failure      *Failure
+	Pricing      *Pricing // from Meta's status events, once one carries it
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // NewMessage makes a queued message from a campaign's prepared send.
@@ -122,7 +126,7 @@ func NewMessage(id MessageID, c Campaign, contact Contact, p Principal, prep Pre
 		ID: id, Workspace: c.Workspace, CampaignID: c.ID, ContactID: contact.ID,
 		KeyID: p.Key, Mode: p.Mode, Phone: contact.Phone,
 		TemplateName: c.Template.Name, Language: c.Template.Language, HeaderFormat: c.Template.HeaderFormat,
-		Variables: prep.Variables, MediaHeaderURL: prep.MediaHeaderURL, MediaFilename: prep.MediaFilename,
+		Variables: prep.Variables, MediaHeaderURL: prep.MediaHeaderURL, MediaFilename: prep.MediaFilename, Values: prep.Values,
 		RenderedBody: prep.RenderedBody,
 		Status:       StatusQueued,
 		History:      []StatusChange{{Status: StatusQueued, At: now}},

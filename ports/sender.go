@@ -22,6 +22,9 @@ type OutboundMessage struct {
 	MediaHeaderURL string
 	MediaFilename  string // a document header's file name, shown to the recipient
 	Variables      []string
+	// Values are every slot with its value; nil for a message accepted
+	// before slots, which sends Variables as the body's parameters.
+	Values []domain.SlotValue
 }
 
 // SendResult is the provider's acceptance of a message.
