@@ -430,6 +430,11 @@ func checkPositions(param string, slots []Slot) error {
 	return nil
 }
 
+// AllSlots returns every slot of the template with its mapping: the
+// stored ones, or for a template made before slots existed, its default
+// ones (DefaultSlots).
+func (t Template) AllSlots() []Slot { return t.slots() }
+
 // slots returns the template's slots, the default ones for a template
 // made before slots existed.
 func (t Template) slots() []Slot {

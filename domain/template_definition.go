@@ -21,6 +21,17 @@ var (
 	ButtonOTP = ButtonKind{"otp"}
 )
 
+// ParseButtonKind parses quick_reply, url, phone_number, voice_call,
+// copy_code or otp.
+func ParseButtonKind(s string) (ButtonKind, error) {
+	for _, k := range []ButtonKind{ButtonQuickReply, ButtonURL, ButtonPhone, ButtonVoiceCall, ButtonCopyCode, ButtonOTP} {
+		if s == k.s {
+			return k, nil
+		}
+	}
+	return ButtonKind{}, InvalidParameter("type", "a button's type is one of quick_reply, url, phone_number, voice_call, copy_code, otp")
+}
+
 func (k ButtonKind) String() string { return k.s }
 
 // ButtonDef is one button as the template defines it.

@@ -83,6 +83,31 @@ var isolationMatrix = []isolationRow{
 		func(x isoIDs) string { return sendBody(isoPhoneStranger, x.campaign, "Ana", "1234") }, 202, "campaign_not_found"),
 	{"sync a number only the other workspace has", "POST /v1/contacts/sync", checkSyncIsolation},
 	{"list campaigns", "GET /v1/campaigns", checkListIsolation},
+	lookupRow("edit campaign", "PATCH /v1/campaigns/{id}", "PATCH",
+		func(x isoIDs) string { return "/v1/campaigns/" + x.campaign },
+		func(isoIDs) string { return `{"labels":{"body.1":"First name"}}` }, 200, "campaign_not_found"),
+	lookupRow("pause campaign", "POST /v1/campaigns/{id}/pause", "POST",
+		func(x isoIDs) string { return "/v1/campaigns/" + x.campaign + "/pause" }, nil, 200, "campaign_not_found"),
+	lookupRow("activate campaign", "POST /v1/campaigns/{id}/activate", "POST",
+		func(x isoIDs) string { return "/v1/campaigns/" + x.campaign + "/activate" }, nil, 200, "campaign_not_found"),
+	{"create campaign", "POST /v1/campaigns", checkCreateIsolation},
+}
+
+// checkCreateIsolation: a campaign a key creates is its workspace's: the
+// other workspace's key neither lists nor finds it.
+func checkCreateIsolation(t *testing.T, f *isoFixture) {
+	res, body := f.e.do(t, "POST", "/v1/campaigns", f.e.keyed(f.a.key), `{"name":"Mine","templateName":"mine","language":"en","body":"Hi"}`)
+	if res.StatusCode != 201 {
+		t.Fatalf("create: %d %s", res.StatusCode, body)
+	}
+	id := decode[struct{ ID string }](t, body).ID
+	if res, got := f.e.do(t, "GET", "/v1/campaigns/"+id, f.e.keyed(f.b.key), ""); res.StatusCode != 404 {
+		t.Errorf("the other workspace's key reads the new campaign: %d %s", res.StatusCode, got)
+	}
+	_, list := f.e.do(t, "GET", "/v1/campaigns?limit=100", f.e.keyed(f.b.key), "")
+	if strings.Contains(list, id) {
+		t.Errorf("the other workspace's list has the new campaign: %s", list)
+	}
 }
 
 // lookupRow builds a row whose foreign call must answer like a missing id:

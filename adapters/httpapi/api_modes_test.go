@@ -261,6 +261,38 @@ var modeMatrix = []modeRow{
 	{"campaign list", "GET /v1/campaigns", checkModeCampaign},
 	{"send", "POST /v1/messages/send-campaign", checkModeSend},
 	{"sync", "POST /v1/contacts/sync", checkModeSync},
+	{"create campaign", "POST /v1/campaigns", checkModeCampaignWrites},
+	{"edit campaign", "PATCH /v1/campaigns/{id}", checkModeCampaignWrites},
+	{"pause campaign", "POST /v1/campaigns/{id}/pause", checkModeCampaignWrites},
+	{"activate campaign", "POST /v1/campaigns/{id}/activate", checkModeCampaignWrites},
+}
+
+// checkModeCampaignWrites: a campaign is the workspace's, not a mode's: one
+// a test key creates, renames, pauses and activates is the one the live
+// key sees, and the other way round.
+func checkModeCampaignWrites(t *testing.T, f *modeFixture) {
+	for _, c := range []struct{ writer, reader modeIDs }{{f.test, f.live}, {f.live, f.test}} {
+		res, body := f.e.do(t, "POST", "/v1/campaigns", f.e.keyed(c.writer.key),
+			`{"name":"Modes","templateName":"modes","language":"en","body":"Hi {{1}}"}`)
+		if res.StatusCode != 201 {
+			t.Fatalf("create: %d %s", res.StatusCode, body)
+		}
+		id := decode[struct{ ID string }](t, body).ID
+		steps := []struct{ method, url, body, status string }{
+			{"PATCH", "/v1/campaigns/" + id, `{"name":"Renamed"}`, "draft"},
+			{"POST", "/v1/campaigns/" + id + "/activate", "", "active"},
+			{"POST", "/v1/campaigns/" + id + "/pause", "", "paused"},
+		}
+		for _, st := range steps {
+			if res, body := f.e.do(t, st.method, st.url, f.e.keyed(c.writer.key), st.body); res.StatusCode != 200 {
+				t.Fatalf("%s %s: %d %s", st.method, st.url, res.StatusCode, body)
+			}
+			_, got := f.e.do(t, "GET", "/v1/campaigns/"+id, f.e.keyed(c.reader.key), "")
+			if v := decode[struct{ Name, Status string }](t, got); v.Name != "Renamed" || v.Status != st.status {
+				t.Errorf("after %s %s the other mode sees %+v, want Renamed and %s", st.method, st.url, v, st.status)
+			}
+		}
+	}
 }
 
 // checkModeContactByPhone: a number only the other mode knows answers like

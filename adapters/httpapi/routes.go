@@ -30,6 +30,12 @@ type Deps struct {
 	// web dashboard, with its own sign-in: it never sees API keys, and
 	// the routes here never accept its session).
 	Dashboard http.Handler
+
+	// CreateCampaign, RemapCampaign and ChangeCampaignStatus define and
+	// edit campaigns.
+	CreateCampaign       *app.CreateCampaignHandler
+	RemapCampaign        *app.RemapCampaignHandler
+	ChangeCampaignStatus *app.ChangeCampaignStatusHandler
 }
 
 type api struct {
@@ -61,6 +67,10 @@ var routes = []route{
 	{"GET /v1/campaigns", true, (*api).listCampaigns},
 	{"GET /v1/campaigns/{id}", true, (*api).getCampaign},
 	{"GET /v1/campaigns/{id}/stats", true, (*api).campaignStats},
+	{"POST /v1/campaigns", true, (*api).createCampaign},
+	{"PATCH /v1/campaigns/{id}", true, (*api).patchCampaign},
+	{"POST /v1/campaigns/{id}/activate", true, (*api).activateCampaign},
+	{"POST /v1/campaigns/{id}/pause", true, (*api).pauseCampaign},
 	// Meta calls these: they are authenticated by the verify token and by
 	// the body's signature, never by an API key.
 	{"GET /v1/webhooks/whatsapp", false, (*api).verifyWebhook},
