@@ -24,7 +24,8 @@ type CreateCampaign struct {
 	VariableLabels []string
 	// Named, Buttons, Offer and Cards complete a template defined here:
 	// named placeholders, buttons, a limited-time offer, carousel cards.
-	// An AUTHENTICATION category makes it a one-time-password template.
+	// With an AUTHENTICATION category and an OTP button it is a
+	// one-time-password template.
 	Named   bool
 	Buttons []domain.ButtonDef
 	Offer   *domain.OfferDef
@@ -72,7 +73,7 @@ func (h *CreateCampaignHandler) Handle(ctx context.Context, cmd CreateCampaign) 
 		tmpl, err = synced.Usable(cmd.VariableLabels)
 	} else {
 		tmpl, err = domain.DefineTemplate(domain.TemplateDefinition{Name: cmd.TemplateName, Language: cmd.Language,
-			Authentication: cmd.Category == domain.CategoryAuthentication, Named: cmd.Named,
+			Authentication: cmd.Category == domain.CategoryAuthentication && hasOTPButton(cmd.Buttons), Named: cmd.Named,
 			HeaderFormat: cmd.HeaderFormat, HeaderText: cmd.HeaderText, Body: cmd.Body, Footer: cmd.Footer,
 			Buttons: cmd.Buttons, Offer: cmd.Offer, Cards: cmd.Cards, Labels: cmd.VariableLabels})
 	}
@@ -131,4 +132,15 @@ func (h *CreateCampaignHandler) synced(ctx context.Context, cmd CreateCampaign) 
 				": run herald campaigns sync-templates, check the name and language, or give the body to define it here"}
 	}
 	return t, err
+}
+
+// hasOTPButton reports whether one of the buttons is a one-time
+// password's.
+func hasOTPButton(bs []domain.ButtonDef) bool {
+	for _, b := range bs {
+		if b.Kind == domain.ButtonOTP {
+			return true
+		}
+	}
+	return false
 }
