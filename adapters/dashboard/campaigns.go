@@ -322,6 +322,12 @@ func mediaRequirements(t domain.Template) string {
 		return "Every send needs mediaHeaderUrl: an absolute https URL of a " + names + " file of at most " +
 			strconv.FormatInt(f.MaxMediaSize()>>20, 10) + " MB, without credentials, on a public host. Herald checks the file before accepting the send."
 	}
+	if f == domain.HeaderLocation {
+		return "The header is a location, filled from variables as latitude,longitude;name;address. Leave mediaHeaderUrl out."
+	}
+	if f == domain.HeaderText && strings.Contains(t.HeaderText, "{{") {
+		return "The header is text with a placeholder, filled from variables (see the mapping). Leave mediaHeaderUrl out."
+	}
 	if f == domain.HeaderText {
 		return "The header is text, fixed by the template. Leave mediaHeaderUrl out."
 	}

@@ -124,3 +124,28 @@ func TestCorrectedSpecStillRefuses(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCarouselPayload is a send's slot work for a two-card carousel
+// (seven variables): checking and filling every slot, building Meta's
+// components and encoding the body.
+func BenchmarkCarouselPayload(b *testing.B) {
+	tmpl, err := domain.DefineTemplate(domain.TemplateDefinition{Name: "t", Language: "en_US", Body: "Pick one, {{1}}", Cards: []domain.CardDef{
+		{HeaderFormat: domain.HeaderImage, Body: "Red {{1}}", Buttons: []domain.ButtonDef{{Kind: domain.ButtonURL, Text: "Buy", URL: "https://s.example/{{1}}"}}},
+		{HeaderFormat: domain.HeaderImage, Body: "Blue {{1}}", Buttons: []domain.ButtonDef{{Kind: domain.ButtonURL, Text: "Buy", URL: "https://s.example/{{1}}"}}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	vars := []string{"Ana", "https://cdn.example.com/red.png", "shoes", "red-1", "https://cdn.example.com/blue.png", "boots", "blue-2"}
+	b.ReportAllocs()
+	for b.Loop() {
+		values, err := tmpl.Fill(vars, "", domain.MediaPolicy{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := ports.OutboundMessage{ID: "msg_01m80000000000000000000009", To: domain.MustPhoneNumber("+5511988887777"),
+			TemplateName: "t", Language: "en_US", Values: values}
+		if _, err := json.Marshal(m.Payload()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
