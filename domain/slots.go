@@ -175,9 +175,13 @@ func (s Slot) checkValue(v string) string {
 		if strings.Contains(v, strings.Repeat(" ", maxConsecutiveSpaces+1)) {
 			return "contains more than 4 consecutive spaces, which WhatsApp refuses in parameters"
 		}
-	case SlotURLSuffix, SlotCouponCode, SlotOTP:
+	case SlotURLSuffix:
 		if strings.ContainsAny(v, " \n\r\t") {
-			return "contains a space or line break, which " + map[bool]string{true: "a URL", false: "a code"}[s.Kind == SlotURLSuffix] + " cannot hold"
+			return "contains a space or line break, which a URL cannot hold"
+		}
+	case SlotCouponCode, SlotOTP:
+		if strings.ContainsAny(v, " \n\r\t") {
+			return "contains a space or line break, which a code cannot hold"
 		}
 	case SlotOfferExpiry:
 		ms, err := strconv.ParseInt(v, 10, 64)
