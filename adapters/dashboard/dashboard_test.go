@@ -49,7 +49,7 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 	e := &env{store: st,
 		createKey:      app.NewCreateKeyHandler(st, st, def, clock, ids),
 		createCampaign: app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids),
-		syncContact:    app.NewSyncContactHandler(st, clock, ids, obs),
+		syncContact:    app.NewSyncContactHandler(st, clock, ids, nil, obs),
 	}
 	if _, err := app.NewCreateOperatorHandler(st, st, system.NewPasswords(system.PasswordConfig{}), def, clock, ids).Handle(ctx,
 		app.CreateOperator{Email: email, Password: password}); err != nil {
@@ -70,7 +70,7 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		CampaignMessages: app.NewListCampaignMessagesHandler(st, st, obs),
 		CreateCampaign:   e.createCampaign,
 		EditCampaign:     app.NewEditCampaignHandler(st, clock, obs),
-		ChangeStatus:     app.NewChangeCampaignStatusHandler(st, st, def, clock),
+		ChangeStatus:     app.NewChangeCampaignStatusHandler(st, st, def, clock, nil),
 		ListTemplates:    app.NewListTemplatesHandler(nil, st),
 		ListContacts:     app.NewListContactsHandler(st, obs),
 		Conversation:     app.NewListConversationHandler(st, st, obs),

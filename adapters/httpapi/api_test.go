@@ -99,10 +99,10 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 	def := app.NewEnsureDefaultWorkspaceHandler(st, clock, ids)
 	createKey := app.NewCreateKeyHandler(st, st, def, clock, ids)
 	createCampaign := app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids)
-	record := delivery.NewRecordStatusEventHandler(st, clock, obs)
+	record := delivery.NewRecordStatusEventHandler(st, clock, nil, obs)
 	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{oldAppSecret, appSecret}, VerifyToken: verifyToken,
 		PhoneNumberIDs: []string{phoneID}})
-	applyHook := delivery.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, delivery.Config{}, obs)
+	applyHook := delivery.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, nil, delivery.Config{}, obs)
 	sb := sandbox.New(record, clock, sandbox.Config{}, nil)
 	t.Cleanup(sb.Close)
 
@@ -147,7 +147,7 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 		Auth:           auth,
 		SendCampaign:   newSendCampaign(st, app.Config{}),
 		ContactByPhone: app.NewGetContactByPhoneHandler(st, obs),
-		SyncContact:    app.NewSyncContactHandler(st, clock, ids, obs),
+		SyncContact:    app.NewSyncContactHandler(st, clock, ids, nil, obs),
 		GetMessage:     app.NewGetMessageHandler(st, obs),
 		ListCampaigns:  app.NewListCampaignsHandler(st, st, obs),
 		GetCampaign:    app.NewGetCampaignHandler(st, st, obs),

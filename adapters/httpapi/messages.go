@@ -145,6 +145,12 @@ func (a *api) getMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
+	writeJSON(w, http.StatusOK, toMessageDTO(m))
+}
+
+// toMessageDTO is m as GET /v1/messages/{id} shows it, and as message
+// events carry it.
+func toMessageDTO(m domain.Message) messageDTO {
 	out := messageDTO{ID: string(m.ID), Status: m.Status.String(), CampaignID: string(m.CampaignID),
 		ContactID: string(m.ContactID), PhoneNumber: m.Phone.String(), Mode: m.Mode.String(),
 		TemplateName: m.TemplateName, Language: m.Language, RenderedBody: m.RenderedBody,
@@ -163,5 +169,5 @@ func (a *api) getMessage(w http.ResponseWriter, r *http.Request) {
 	for i, h := range m.History {
 		out.History[i] = statusEntry{Status: h.Status.String(), At: rfc3339(h.At)}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }

@@ -20,6 +20,11 @@ var Module = fx.Module("httpapi",
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("http") }),
 )
 
+// EventRendererModule provides the ports.EventRenderer that renders the data
+// of events in the API's representations. The CLI's graph has it too: its
+// changes write events like the server's.
+var EventRendererModule = fx.Provide(fx.Annotate(NewEventRenderer, fx.As(new(ports.EventRenderer))))
+
 // DebugModule serves Go's profiler (net/http/pprof) on its own listener, for
 // profiling a running server: go tool pprof http://ADDR/debug/pprof/profile.
 // It is off unless the operator names an address, and that address should be

@@ -58,6 +58,7 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 		zaplog.Module,
 		system.Module,
 		store,
+		httpapi.EventRendererModule,
 		app.Module,
 		delivery.Module,
 		media.Module,
