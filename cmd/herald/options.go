@@ -14,11 +14,13 @@ import (
 	"github.com/heraldhq/herald/adapters/media"
 	"github.com/heraldhq/herald/adapters/sandbox"
 	"github.com/heraldhq/herald/adapters/sqlstore"
+	"github.com/heraldhq/herald/adapters/webhookout"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/adapters/whatsapp"
 	"github.com/heraldhq/herald/adapters/zaplog"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/events"
 )
 
 // storeModule picks the store from the database URL.
@@ -54,6 +56,8 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 				PhoneNumberIDs: []string{cfg.WhatsAppPhoneID}},
 			system.PasswordConfig{MaxChecks: cfg.DashboardMaxPasswordChecks},
 			cfg.media(),
+			cfg.webhooks(),
+			cfg.events(),
 		),
 		zaplog.Module,
 		system.Module,
@@ -61,6 +65,8 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 		httpapi.EventRendererModule,
 		app.Module,
 		delivery.Module,
+		events.Module,
+		webhookout.Module,
 		media.Module,
 		whatsapp.WebhookModule,
 		cloudAPI(cfg),
@@ -100,6 +106,7 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		dashboard.Module,
 		app.WorkersModule,          // first: the default workspace exists before anything is sent
 		delivery.WorkersModule,     // stops first: sends in flight finish, the rest are released
+		events.WorkersModule,       // stops before the dispatcher: attempts cut short are tried again after their lease
 		debugServer(cfg.DebugAddr), // listening before the API, for profiling its start
 		fx.Invoke(func(*http.Server) {}),
 	), nil
