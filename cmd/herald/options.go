@@ -105,8 +105,8 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		httpapi.Module,
 		dashboard.Module,
 		app.WorkersModule,          // first: the default workspace exists before anything is sent
+		events.WorkersModule,       // attempts cut short by the stop are tried again after their lease
 		delivery.WorkersModule,     // stops first: sends in flight finish, the rest are released
-		events.WorkersModule,       // stops before the dispatcher: attempts cut short are tried again after their lease
 		debugServer(cfg.DebugAddr), // listening before the API, for profiling its start
 		fx.Invoke(func(*http.Server) {}),
 	), nil
