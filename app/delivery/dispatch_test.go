@@ -28,7 +28,7 @@ type notifyingSink struct {
 }
 
 func newNotifyingSink(f *fixture) notifyingSink {
-	return notifyingSink{rec: delivery.NewRecordStatusEventHandler(f.st, f.clock, nil, usecase.NewObserver(nil)), events: make(chan ports.StatusEvent, 64)}
+	return notifyingSink{rec: delivery.NewRecordStatusEventHandler(f.st, f.clock, f.events, usecase.NewObserver(nil)), events: make(chan ports.StatusEvent, 64)}
 }
 
 func (s notifyingSink) RecordStatus(ctx context.Context, e ports.StatusEvent) error {
@@ -38,7 +38,7 @@ func (s notifyingSink) RecordStatus(ctx context.Context, e ports.StatusEvent) er
 }
 
 func (f *fixture) dispatcher(queue ports.MessageQueue, tx ports.Transactor, live, test ports.WhatsAppSender, cfg delivery.Config) *delivery.Dispatcher {
-	return delivery.NewDispatcher(queue, tx, f.st, f.st, delivery.Senders{Live: live, Sandbox: test}, f.clock, f.ids, nil, nil, cfg, usecase.NewObserver(nil))
+	return delivery.NewDispatcher(queue, tx, f.st, f.st, delivery.Senders{Live: live, Sandbox: test}, f.clock, f.ids, f.events, nil, cfg, usecase.NewObserver(nil))
 }
 
 // dispatchOnce claims one batch, starts its sends and waits until every

@@ -53,7 +53,7 @@ func newHooks(f *fixture, tx ports.Transactor) *hooks {
 		},
 	}
 	numbers := &portsmock.BusinessNumbersMock{IsOursFunc: func(id string) bool { return id == ourNumber }}
-	apply := delivery.NewApplyWebhookEventHandler(h.decoder, numbers, tx, f.st, f.clock, f.ids, nil, delivery.Config{}, nil)
+	apply := delivery.NewApplyWebhookEventHandler(h.decoder, numbers, tx, f.st, f.clock, f.ids, f.events, delivery.Config{}, nil)
 	h.receive = delivery.NewReceiveWebhookHandler(h.verifier, f.st, apply, f.clock, f.ids, nil)
 	h.replay = delivery.NewReplayWebhookEventsHandler(f.st, apply, f.st, f.clock, delivery.Config{}, nil)
 	return h

@@ -68,8 +68,10 @@ func (e *Events) FailedMessages(ctx context.Context, r ports.Repos, ws domain.Wo
 	return nil
 }
 
-// Inbound writes message.received for entry, which contact wrote: an
-// inbound message is live traffic.
+// Inbound writes message.received for entry, which contact wrote, of the
+// entry's mode (live: it came from Meta). Its subject is the contact's id,
+// as for the contact's own events: on each endpoint a person's messages
+// and opt-outs arrive in the order they happened.
 func (e *Events) Inbound(ctx context.Context, w ports.EventWriter, entry domain.Entry, contact domain.Contact, now time.Time) error {
 	if e == nil {
 		return nil
@@ -78,14 +80,15 @@ func (e *Events) Inbound(ctx context.Context, w ports.EventWriter, entry domain.
 	if err != nil {
 		return err
 	}
-	return e.append(ctx, w, entry.Workspace, entry.Mode, domain.EventMessageReceived, "", data, now)
+	return e.append(ctx, w, entry.Workspace, entry.Mode, domain.EventMessageReceived, string(contact.ID), data, now)
 }
 
 // Contact writes contact.opted_out when c stopped taking messages it took
 // before (an opt-out, or a stop of marketing messages), and
 // contact.opted_in when it takes again what it had stopped; was is the
 // contact before the change. A change that turns one off and the other
-// on is told as an opt-out. The event is of c's mode.
+// on is told as an opt-out. The event is of c's mode; its subject is c's
+// id (see Inbound).
 func (e *Events) Contact(ctx context.Context, w ports.EventWriter, was, c domain.Contact, now time.Time) error {
 	if e == nil {
 		return nil
@@ -103,7 +106,7 @@ func (e *Events) Contact(ctx context.Context, w ports.EventWriter, was, c domain
 	if err != nil {
 		return err
 	}
-	return e.append(ctx, w, c.Workspace, c.Mode, t, "", data, now)
+	return e.append(ctx, w, c.Workspace, c.Mode, t, string(c.ID), data, now)
 }
 
 // TemplateStatus writes template.status_changed for a workspace whose
