@@ -265,7 +265,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("tls-cert-file", "HERALD_TLS_CERT_FILE", "", "PEM certificate (chain after the leaf) to serve HTTPS with; needs --tls-key-file; empty serves plain HTTP", false, str(&c.TLSCertFile)),
 		mk("tls-key-file", "HERALD_TLS_KEY_FILE", "", "PEM private key of --tls-cert-file", false, str(&c.TLSKeyFile)),
 		mk("trusted-proxies", "HERALD_TRUSTED_PROXIES", "", "comma-separated networks (CIDR, or single addresses) of the proxies in front of Herald; for a connection from one, the client is taken from X-Forwarded-For or Forwarded", false, proxies(&c.TrustedProxies)),
-		mk("lease-duration", "HERALD_LEASE_DURATION", "30s", "how long a dispatcher holds a claimed message", false, dur(&c.LeaseDuration)),
+		mk("lease-duration", "HERALD_LEASE_DURATION", "30s", "how long a dispatcher holds a claimed message, and the webhook worker a claimed delivery (at least 20s)", false, dur(&c.LeaseDuration)),
 		mk("event-retention", "HERALD_EVENT_RETENTION", "720h", "how long events are kept for the pull API and redelivery (720h is 30 days)", false, dur(&c.EventRetention)),
 		mk("webhook-disable-after", "HERALD_WEBHOOK_DISABLE_AFTER", "120h", "a webhook endpoint that has failed every attempt for this long is disabled (120h is 5 days)", false, dur(&c.WebhookDisableAfter)),
 		mk("webhook-allow-http", "HERALD_WEBHOOK_ALLOW_HTTP", "false", "accept plain http webhook endpoint URLs", false, boolean(&c.WebhookAllowHTTP)),
@@ -420,10 +420,16 @@ func (c *Config) webhooks() webhookout.Config {
 		Version: readBuildInfo().Version}
 }
 
-// events is the delivery worker's part of the configuration.
+// minWebhookLease is the shortest lease on a webhook delivery: longer than
+// an attempt (the poster's 15 s) and its record, so that no other instance
+// claims a delivery still being tried.
+const minWebhookLease = webhookout.DefaultTimeout + 5*time.Second
+
+// events is the delivery worker's part of the configuration: its lease is
+// HERALD_LEASE_DURATION's, at least minWebhookLease.
 func (c *Config) events() events.Config {
 	return events.Config{Retention: c.EventRetention, DisableAfter: c.WebhookDisableAfter, Concurrency: c.WebhookConcurrency,
-		Lease: max(time.Minute, 4*webhookout.DefaultTimeout)}
+		Lease: max(c.LeaseDuration, minWebhookLease)}
 }
 
 // splitList splits a comma-separated setting, dropping blanks.
