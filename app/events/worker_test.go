@@ -42,12 +42,6 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// posted is one request the fake poster got.
-type posted struct {
-	ports.WebhookRequest
-	Type string
-}
-
 // poster is a portsmock.EventPosterMock that keeps what it was sent and
 // answers with answer (a status, or an error).
 type poster struct {
