@@ -54,22 +54,32 @@ func NewWorker(queue ports.DeliveryQueue, events ports.EventRepository, poster p
 		slots: make(chan struct{}, cfg.Concurrency), freed: make(chan struct{}, 1)}
 }
 
-// Run delivers until ctx ends, then waits for the attempts in flight. An
-// attempt that ctx cuts short is not recorded: it is no failure of the
-// endpoint's, and its delivery is claimed again once its lease ends.
+// Run delivers until ctx ends, then waits for the attempts in flight. It
+// makes a pass when woken (events were committed), at each poll, and
+// claims again, without sequencing, when an attempt ends and frees its
+// slot. An attempt that ctx cuts short is not recorded: it is no failure
+// of the endpoint's, and its delivery is claimed again once its lease
+// ends.
 func (w *Worker) Run(ctx context.Context) {
 	defer w.inFlight.Wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
+		sequence := true
 		select {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
 		case <-w.wake.C():
 		case <-w.freed:
+			sequence = false // a slot came free: claim only, the events are as the last pass saw them
 		}
-		if err := w.Pass(ctx); err != nil && ctx.Err() == nil {
+		if sequence {
+			if err := w.Sequence(ctx); err != nil && ctx.Err() == nil {
+				w.log.Warn("sequencing events failed", "error", err)
+			}
+		}
+		if err := w.claimAll(ctx); err != nil && ctx.Err() == nil {
 			w.log.Warn("claiming event deliveries failed", "error", err)
 		}
 		if !timer.Stop() {
@@ -89,6 +99,12 @@ func (w *Worker) Pass(ctx context.Context) error {
 	if err := w.Sequence(ctx); err != nil {
 		w.log.Warn("sequencing events failed", "error", err)
 	}
+	return w.claimAll(ctx)
+}
+
+// claimAll claims and starts due deliveries until none is due or every
+// slot is busy.
+func (w *Worker) claimAll(ctx context.Context) error {
 	for ctx.Err() == nil {
 		free := cap(w.slots) - len(w.slots)
 		if free == 0 {
