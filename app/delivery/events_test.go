@@ -290,3 +290,30 @@ func TestCampaignStatusMakesEventsInBothModes(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateVerdictTellsEachWorkspace: Meta's template webhook tells
+// template.status_changed, with its reason, to each workspace whose
+// campaigns send the template, in both modes, naming only that workspace's
+// campaigns; the same verdict again tells nothing.
+func TestTemplateVerdictTellsEachWorkspace(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	h := newHooks(f, f.st)
+	otherWS, theirs := f.otherWorkspace(t)
+	verdict := ports.WebhookBatch{Templates: []ports.TemplateStatusEvent{{Account: "waba1", Name: "welcome", Language: "en_US",
+		Status: domain.TemplateRejected, Event: "REJECTED", Reason: "INCORRECT_CATEGORY", At: t0}}}
+	h.post(t, verdict)
+	h.post(t, verdict)
+	for ws, camp := range map[domain.WorkspaceID]domain.CampaignID{f.principal.Workspace: f.campaign.ID, otherWS: theirs.ID} {
+		for _, mode := range []domain.KeyMode{domain.ModeLive, domain.ModeTest} {
+			got := f.told(t, ws, mode)
+			if len(got) != 1 || got[0].Type != "template.status_changed" {
+				t.Fatalf("%s %s events %v, want one template.status_changed", ws, mode, types(got))
+			}
+			d := got[0].Data
+			if d["status"] != "REJECTED" || d["reason"] != "INCORRECT_CATEGORY" || !cmp.Equal(d["campaigns"], []any{string(camp)}) {
+				t.Errorf("%s %s data %v", ws, mode, d)
+			}
+		}
+	}
+}
