@@ -15,10 +15,12 @@ import (
 	"github.com/heraldhq/herald/adapters/sandbox"
 	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/adapters/system"
+	"github.com/heraldhq/herald/adapters/webhookout"
 	"github.com/heraldhq/herald/adapters/whatsapp"
 	"github.com/heraldhq/herald/adapters/zaplog"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/events"
 )
 
 // storeModule picks the store from the database URL.
@@ -54,11 +56,14 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 				PhoneNumberIDs: []string{cfg.WhatsAppPhoneID}},
 			system.PasswordConfig{MaxChecks: cfg.DashboardMaxPasswordChecks},
 			cfg.media(),
+			webhookout.Config{Version: readBuildInfo().Version},
 		),
 		zaplog.Module,
 		system.Module,
 		store,
 		app.Module,
+		events.ManageModule,
+		webhookout.Module,
 		delivery.Module,
 		media.Module,
 		whatsapp.WebhookModule,
