@@ -18,8 +18,8 @@ import (
 	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
-	"github.com/heraldhq/herald/ports/porttest"
 	"github.com/heraldhq/herald/ports/portsmock"
+	"github.com/heraldhq/herald/ports/porttest"
 )
 
 // inwardHost is a name the fake poster says resolves to a private address.
@@ -55,7 +55,6 @@ func newEventDeps(st porttest.Store) httpapi.EventDeps {
 		Redeliver:      events.NewRedeliverEventHandler(st, st, clock, obs),
 	}
 }
-
 
 var secretPattern = regexp.MustCompile(`^whsec_[A-Za-z0-9+/]{43}=$`)
 
