@@ -175,7 +175,9 @@ func fileForbidden(pkg, name, imp string) string {
 
 // isModuleFile reports whether a file holds a package's fx module:
 // module.go, or NAME_module.go for a package with more than one.
-func isModuleFile(name string) bool { return name == "module.go" || strings.HasSuffix(name, "_module.go") }
+func isModuleFile(name string) bool {
+	return name == "module.go" || strings.HasSuffix(name, "_module.go")
+}
 
 // fxUses lists the names a file uses from the package it imports as fx.
 func fxUses(t *testing.T, path string) []string {
