@@ -12,8 +12,8 @@ import (
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app/events"
 	"github.com/heraldhq/herald/domain"
-	"github.com/heraldhq/herald/ports/porttest"
 	"github.com/heraldhq/herald/ports/portsmock"
+	"github.com/heraldhq/herald/ports/porttest"
 )
 
 // A cursor is read back as the place it was made for; anything else is
