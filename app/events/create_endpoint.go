@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"io"
+	"strings"
 
 	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
@@ -82,7 +83,7 @@ func (h *CreateEndpointHandler) Handle(ctx context.Context, cmd CreateEndpoint) 
 // checkURL applies the URL's rules without the network (domain), then the
 // poster's check of where its name resolves, and returns it trimmed.
 func checkURL(ctx context.Context, poster ports.EventPoster, policy domain.WebhookPolicy, raw string) (string, error) {
-	url := trimSpace(raw)
+	url := strings.TrimSpace(raw)
 	if err := domain.CheckWebhookURL(url, policy); err != nil {
 		return "", err
 	}

@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"strings"
 
 	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
@@ -55,5 +54,3 @@ func (h *ListEndpointsHandler) Attempts(ctx context.Context, q EndpointAttempts)
 		return h.deliveries.ListEndpointAttempts(ctx, q.Workspace, q.Mode, id, q.Limit)
 	})
 }
-
-func trimSpace(s string) string { return strings.TrimSpace(s) }
