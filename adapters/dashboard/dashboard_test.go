@@ -74,6 +74,7 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		ListTemplates:    app.NewListTemplatesHandler(nil, st),
 		ListContacts:     app.NewListContactsHandler(st, obs),
 		Conversation:     app.NewListConversationHandler(st, st, obs),
+		Webhooks:         newWebhookDeps(st),
 	}
 	e.srv = httptest.NewServer(dashboard.NewHandler(e.deps, cfg, nil))
 	t.Cleanup(e.srv.Close)

@@ -45,7 +45,13 @@ var funcs = template.FuncMap{
 	"chart":     timelineChart,
 	"plus1":     func(i int) int { return i + 1 },
 	"shown":     shown,
-	"filename":  filename,
+	// ms is a duration in milliseconds, as an attempt's is shown.
+	"ms": func(d time.Duration) string {
+		return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + " ms"
+	},
+	// answer is the head of an endpoint's answer as text.
+	"answer":   func(b []byte) string { return shown(strings.ToValidUTF8(string(b), "\uFFFD")) },
+	"filename": filename,
 }
 
 func mustParsePages() pages {

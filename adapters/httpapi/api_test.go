@@ -149,6 +149,8 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 		ContactByPhone: app.NewGetContactByPhoneHandler(st, obs),
 		SyncContact:    app.NewSyncContactHandler(st, clock, ids, nil, obs),
 		GetMessage:     app.NewGetMessageHandler(st, obs),
+		ListMessages:   app.NewListMessagesHandler(st, obs),
+		Events:         newEventDeps(st),
 		ListCampaigns:  app.NewListCampaignsHandler(st, st, obs),
 		GetCampaign:    app.NewGetCampaignHandler(st, st, obs),
 		CampaignStats:  app.NewGetCampaignStatsHandler(st, st, clock, obs),

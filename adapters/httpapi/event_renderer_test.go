@@ -17,7 +17,7 @@ import (
 
 // TestEventDataMatchesTheDocument renders each event type's data from
 // domain values, makes the event's body as the app does, and validates the
-// body against components/schemas/Event and the data against its type's
+// body against components/schemas/EventBody and the data against its type's
 // schema; text is written as it is, without HTML escaping.
 func TestEventDataMatchesTheDocument(t *testing.T) {
 	t.Parallel()
@@ -81,7 +81,7 @@ func TestEventDataMatchesTheDocument(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			validate(t, o, ev.Body, "components", "schemas", "Event")
+			validate(t, o, ev.Body, "components", "schemas", "EventBody")
 			validate(t, o, c.data, "components", "schemas", c.schema)
 			if bytes.Contains(ev.Body, []byte(`\u0026`)) || bytes.Contains(ev.Body, []byte(`\u003c`)) {
 				t.Errorf("body %s is HTML-escaped", ev.Body)

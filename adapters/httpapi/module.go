@@ -8,6 +8,7 @@ import (
 
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/events"
 	"github.com/heraldhq/herald/ports"
 )
 
@@ -40,6 +41,7 @@ type handlerParams struct {
 	ContactByPhone *app.GetContactByPhoneHandler
 	SyncContact    *app.SyncContactHandler
 	GetMessage     *app.GetMessageHandler
+	ListMessages   *app.ListMessagesHandler
 	ListCampaigns  *app.ListCampaignsHandler
 	GetCampaign    *app.GetCampaignHandler
 	CampaignStats  *app.GetCampaignStatsHandler
@@ -49,6 +51,7 @@ type handlerParams struct {
 	Store          ports.Pinger
 	Dispatcher     *delivery.Dispatcher
 	Dashboard      http.Handler `name:"dashboard" optional:"true"`
+	Events         eventParams
 	Config         Config
 	Log            *zap.Logger
 }
@@ -56,8 +59,31 @@ type handlerParams struct {
 func newHandler(p handlerParams) http.Handler {
 	return NewHandler(Deps{
 		Auth: p.Auth, SendCampaign: p.SendCampaign, ContactByPhone: p.ContactByPhone, SyncContact: p.SyncContact,
-		GetMessage: p.GetMessage, ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign,
+		GetMessage: p.GetMessage, ListMessages: p.ListMessages, ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign,
 		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Webhook: p.Webhook, WebhookVerify: p.WebhookVerify,
-		Store: p.Store, Dispatcher: p.Dispatcher, Dashboard: p.Dashboard,
+		Store: p.Store, Dispatcher: p.Dispatcher, Dashboard: p.Dashboard, Events: p.Events.deps(),
 	}, p.Config, p.Log)
+}
+
+// eventParams are the use cases of webhook endpoints and events
+// (events.ManageModule).
+type eventParams struct {
+	fx.In
+	CreateEndpoint *events.CreateEndpointHandler
+	ListEndpoints  *events.ListEndpointsHandler
+	GetEndpoint    *events.GetEndpointHandler
+	UpdateEndpoint *events.UpdateEndpointHandler
+	DeleteEndpoint *events.DeleteEndpointHandler
+	RotateSecret   *events.RotateEndpointSecretHandler
+	SendTest       *events.SendTestEventHandler
+	Recover        *events.RecoverEndpointHandler
+	ListEvents     *events.ListEventsHandler
+	GetEvent       *events.GetEventHandler
+	Redeliver      *events.RedeliverEventHandler
+}
+
+func (p eventParams) deps() EventDeps {
+	return EventDeps{CreateEndpoint: p.CreateEndpoint, ListEndpoints: p.ListEndpoints, GetEndpoint: p.GetEndpoint,
+		UpdateEndpoint: p.UpdateEndpoint, DeleteEndpoint: p.DeleteEndpoint, RotateSecret: p.RotateSecret,
+		SendTest: p.SendTest, Recover: p.Recover, ListEvents: p.ListEvents, GetEvent: p.GetEvent, Redeliver: p.Redeliver}
 }

@@ -64,6 +64,7 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 		store,
 		httpapi.EventRendererModule,
 		app.Module,
+		events.ManageModule,
 		delivery.Module,
 		events.Module,
 		webhookout.Module,
