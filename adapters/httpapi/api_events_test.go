@@ -37,9 +37,7 @@ func newEventDeps(st porttest.Store) httpapi.EventDeps {
 		}
 		return nil
 	}}
-	render := &portsmock.EventRendererMock{RenderTestFunc: func(e domain.WebhookEndpoint) ([]byte, error) {
-		return []byte(`{"endpoint":{"id":"` + string(e.ID) + `","url":"` + e.URL + `"}}`), nil
-	}}
+	render := httpapi.NewEventRenderer()
 	policy := domain.WebhookPolicy{}
 	return httpapi.EventDeps{
 		CreateEndpoint: events.NewCreateEndpointHandler(st, poster, policy, clock, ids, rand.Reader, obs),
@@ -198,9 +196,9 @@ func TestWebhookEndpointLifecycle(t *testing.T) {
 		res, raw = e.do(t, "POST", path+"/test", k, "")
 		ev := decode[struct {
 			ID, Type, Mode, Timestamp string
-			Data                      map[string]map[string]string
+			Data                      struct{ Endpoint struct{ ID string } }
 		}](t, raw)
-		if res.StatusCode != 202 || ev.Type != "webhook.test" || ev.Mode != "test" || ev.Data["endpoint"]["id"] != ep.ID ||
+		if res.StatusCode != 202 || ev.Type != "webhook.test" || ev.Mode != "test" || ev.Data.Endpoint.ID != ep.ID ||
 			res.Header.Get("Location") != "/v1/events/"+ev.ID {
 			t.Fatalf("test: %d %s", res.StatusCode, raw)
 		}
@@ -271,7 +269,16 @@ func TestPullEvents(t *testing.T) {
 		appendEvent := func(mode domain.KeyMode, typ domain.EventType) string {
 			t.Helper()
 			id := ids.NewID(domain.PrefixEvent)
-			ev, err := domain.NewEvent(domain.EventID(id), ws, mode, typ, ids.NewID(domain.PrefixMessage), []byte(`{"n":1}`), time.Now())
+			now := time.Now().UTC().Truncate(time.Microsecond)
+			msg := domain.Message{ID: domain.MessageID(ids.NewID(domain.PrefixMessage)), Workspace: ws, Mode: mode,
+				CampaignID: domain.CampaignID(ids.NewID(domain.PrefixCampaign)), ContactID: domain.ContactID(ids.NewID(domain.PrefixContact)),
+				Phone: domain.MustPhoneNumber("+14155550100"), TemplateName: "welcome", Language: "en_US", RenderedBody: "Hi",
+				Status: domain.StatusSent, History: []domain.StatusChange{{Status: domain.StatusSent, At: now}}, CreatedAt: now, UpdatedAt: now}
+			data, err := httpapi.NewEventRenderer().RenderMessage(msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, err := domain.NewEvent(domain.EventID(id), ws, mode, typ, string(msg.ID), data, now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -308,7 +315,7 @@ func TestPullEvents(t *testing.T) {
 				page := decode[struct {
 					Data []struct {
 						ID, Type, Mode string
-						Data           map[string]int
+						Data           struct{ Mode, TemplateName string }
 					}
 					NextCursor string
 					HasMore    bool
@@ -317,7 +324,7 @@ func TestPullEvents(t *testing.T) {
 					t.Fatalf("pull: %d %s", res.StatusCode, raw)
 				}
 				for _, ev := range page.Data {
-					if ev.Mode != "test" || ev.Data["n"] != 1 {
+					if ev.Mode != "test" || ev.Data.Mode != "test" || ev.Data.TemplateName != "welcome" {
 						t.Errorf("pulled %+v", ev)
 					}
 					got = append(got, ev.ID)

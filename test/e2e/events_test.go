@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,36 +11,21 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/adapters/sqlstore"
-	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/test/hookreceiver"
 )
 
-// The endpoints of these tests are written into the instance's database
-// with the store's EndpointRepository, as the API's POST
-// /v1/webhook-endpoints stores them: the test needs nothing of the API
-// beyond sending messages.
-
-// addEndpoint stores an enabled endpoint of the workspace and mode,
-// subscribed to every event type, posting to url.
-func addEndpoint(t *testing.T, in *instance, ws domain.WorkspaceID, mode domain.KeyMode, url string) domain.WebhookEndpoint {
+// addEndpoint creates an endpoint through the API with key, subscribed to
+// every event type, posting to url, and returns its id and secret.
+func addEndpoint(t *testing.T, srv *server, key, url string) (id domain.WebhookEndpointID, secret string) {
 	t.Helper()
-	st := openStore(t, in)
-	key, err := domain.NewWebhookSecretKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
+	var ep struct{ ID, Secret string }
+	if code := srv.call(t, "POST", "/v1/webhook-endpoints", key, map[string]any{
+		"url": url, "events": []string{"*"}, "description": "e2e"}, &ep); code != http.StatusCreated {
+		t.Fatalf("create endpoint: %d", code)
 	}
-	e, err := domain.NewWebhookEndpoint(domain.WebhookEndpointID(system.NewIDs().NewID(domain.PrefixWebhookEndpoint)), ws, mode,
-		domain.EndpointSpec{URL: url, Events: domain.AllEvents(), Description: "e2e"}, key,
-		domain.WebhookPolicy{AllowHTTP: true, AllowedHosts: []string{"127.0.0.1"}}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.CreateEndpoint(context.Background(), e); err != nil {
-		t.Fatal(err)
-	}
-	return e
+	return domain.WebhookEndpointID(ep.ID), ep.Secret
 }
 
 func openStore(t *testing.T, in *instance) *sqlstore.Store {
@@ -120,10 +104,6 @@ func TestEventsSurviveAKill(t *testing.T) {
 	recv.SetFallback(fl.answer)
 	gone := hookreceiver.New(t)
 	gone.SetFallback(func(hookreceiver.Delivery) hookreceiver.Answer { return hookreceiver.Answer{Status: http.StatusGone} })
-	flakyEP := addEndpoint(t, in, ws, domain.ModeTest, recv.URL+"/herald")
-	goneEP := addEndpoint(t, in, ws, domain.ModeTest, gone.URL+"/herald")
-	recv.SetSecrets(t, flakyEP.Secrets[0].Plaintext())
-	gone.SetSecrets(t, goneEP.Secrets[0].Plaintext())
 	env := []string{"HERALD_WEBHOOK_ALLOW_HTTP=true", "HERALD_WEBHOOK_ALLOWED_HOSTS=127.0.0.1", "HERALD_LEASE_DURATION=2s"}
 
 	send := func(srv *server, round int) []string {
@@ -145,6 +125,10 @@ func TestEventsSurviveAKill(t *testing.T) {
 	}
 
 	srv := in.serve(env...)
+	_, flakySecret := addEndpoint(t, srv, key.Token, recv.URL+"/herald")
+	goneID, goneSecret := addEndpoint(t, srv, key.Token, gone.URL+"/herald")
+	recv.SetSecrets(t, flakySecret)
+	gone.SetSecrets(t, goneSecret)
 	send(srv, 0)
 	recv.WaitFor(t, perRound, 30*time.Second) // a good part of the first round's events
 	if err := srv.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -232,7 +216,7 @@ func TestEventsSurviveAKill(t *testing.T) {
 	if err := json.Unmarshal(arrivals[0].Body, &body); err != nil || body.Data.Mode != "test" {
 		t.Errorf("first delivery %s: %+v (%v), want a test message's event", arrivals[0].Body, body, err)
 	}
-	ep, err := st.GetEndpoint(context.Background(), ws, domain.ModeTest, goneEP.ID)
+	ep, err := st.GetEndpoint(context.Background(), ws, domain.ModeTest, goneID)
 	if err != nil {
 		t.Fatal(err)
 	}
