@@ -145,9 +145,34 @@ cover: ## coverage profile and HTML report
 	go test -race -count=1 -coverprofile=cover.out ./...
 	go tool cover -html=cover.out -o cover.html
 
+.PHONY: image-check
+image-check: ## build the container image's final stage with podman around a local binary and check it (deploy/check-image.sh)
+	deploy/check-image.sh
+
+.PHONY: systemd-check
+systemd-check: ## systemd-analyze verify and security on deploy/herald.service (deploy/check-systemd.sh)
+	deploy/check-systemd.sh
+
+# Release binaries: static (no cgo), stripped of paths, with the version
+# from git describe (a tag vX.Y.Z on a release commit), one per platform,
+# and their SHA-256 sums in dist/SHA256SUMS (sha256sum -c SHA256SUMS checks
+# them). The CHANGELOG's section for the tag is the release's notes.
+RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+
+.PHONY: release
+release: ## build herald for linux and darwin × amd64 and arm64 into dist/, with SHA256SUMS
+	@rm -rf dist && mkdir -p dist
+	@set -e; for p in $(RELEASE_PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; out=dist/herald-$(VERSION)-$$os-$$arch; \
+	  echo "build $$out"; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $$out ./cmd/herald; \
+	done
+	cd dist && sha256sum herald-* > SHA256SUMS
+	@cat dist/SHA256SUMS
+
 .PHONY: check
-check: check-generate lint test ## everything CI runs
+check: check-generate lint test image-check systemd-check ## everything CI runs
 
 .PHONY: clean
 clean: ## remove build outputs
-	rm -rf bin cover.out cover.html bench.txt
+	rm -rf bin dist cover.out cover.html bench.txt
