@@ -47,10 +47,12 @@ LABEL org.opencontainers.image.title="Herald" \
 COPY --from=build /rootfs/ /
 COPY --from=build --chown=65532:65532 /volume/ /
 USER 65532:65532
-# Listen on every interface of the container (publish the port on the
-# host's loopback or behind a proxy); SQLite in the volume unless
-# HERALD_DATABASE_URL names PostgreSQL.
-ENV HERALD_ADDR=0.0.0.0:8080 \
+# PATH for `docker exec NAME herald keys create …`. Listen on every
+# interface of the container (publish the port on the host's loopback or
+# behind a proxy); SQLite in the volume unless HERALD_DATABASE_URL names
+# PostgreSQL.
+ENV PATH=/usr/local/bin \
+    HERALD_ADDR=0.0.0.0:8080 \
     HERALD_DATABASE_URL=sqlite:/data/herald.db \
     HERALD_LOG_FORMAT=json
 WORKDIR /data

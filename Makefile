@@ -156,8 +156,13 @@ systemd-check: ## systemd-analyze verify and security on deploy/herald.service (
 # Release binaries: static (no cgo), stripped of paths, with the version
 # from git describe (a tag vX.Y.Z on a release commit), one per platform,
 # and their SHA-256 sums in dist/SHA256SUMS (sha256sum -c SHA256SUMS checks
-# them). The CHANGELOG's section for the tag is the release's notes.
+# them). The CHANGELOG's section for the tag is the release's notes;
+# docs/releases.md is the recipe.
 RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+# The build time of a release is its commit's, so that building the same
+# commit again gives the same bytes and sums.
+RELEASE_TIME = $(shell TZ=UTC git show -s --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ HEAD 2>/dev/null)
+RELEASE_LDFLAGS = -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildTime=$(RELEASE_TIME)
 
 .PHONY: release
 release: ## build herald for linux and darwin × amd64 and arm64 into dist/, with SHA256SUMS
@@ -165,7 +170,7 @@ release: ## build herald for linux and darwin × amd64 and arm64 into dist/, wit
 	@set -e; for p in $(RELEASE_PLATFORMS); do \
 	  os=$${p%/*}; arch=$${p#*/}; out=dist/herald-$(VERSION)-$$os-$$arch; \
 	  echo "build $$out"; \
-	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $$out ./cmd/herald; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags "-s -w $(RELEASE_LDFLAGS)" -o $$out ./cmd/herald; \
 	done
 	cd dist && sha256sum herald-* > SHA256SUMS
 	@cat dist/SHA256SUMS

@@ -70,10 +70,10 @@ expect "volume" "$(inspect '{{json .Config.Volumes}}')" '{"/data":{}}'
 expect "working directory" "$(inspect '{{.Config.WorkingDir}}')" "/data"
 expect "exposed port" "$(inspect '{{json .Config.ExposedPorts}}')" '{"8080/tcp":{}}'
 envs=$(inspect '{{range .Config.Env}}{{println .}}{{end}}')
-for e in HERALD_ADDR=0.0.0.0:8080 HERALD_DATABASE_URL=sqlite:/data/herald.db; do
+for e in PATH=/usr/local/bin HERALD_ADDR=0.0.0.0:8080 HERALD_DATABASE_URL=sqlite:/data/herald.db; do
   grep -qx "$e" <<<"$envs" || fail "environment: no $e in $(echo $envs)"
 done
-pass "environment: the database in /data, listening on 8080"
+pass "environment: herald on PATH, the database in /data, listening on 8080"
 expect "label version" "$(inspect '{{index .Config.Labels "org.opencontainers.image.version"}}')" "$VERSION"
 expect "label revision" "$(inspect '{{index .Config.Labels "org.opencontainers.image.revision"}}')" "$COMMIT"
 expect "label source" "$(inspect '{{index .Config.Labels "org.opencontainers.image.source"}}')" "$SOURCE"
