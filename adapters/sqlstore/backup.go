@@ -46,12 +46,9 @@ func Backup(ctx context.Context, databaseURL, to string) (BackupResult, error) {
 	if _, err := os.Stat(path); err != nil {
 		return res, fmt.Errorf("no database to back up at %s: %w", path, err)
 	}
-	if same, err := sameFile(path, to); err == nil && same {
-		return res, fmt.Errorf("%s is the database itself", to)
-	}
-	// Creating the copy first, exclusively, refuses an existing file (even
-	// one made a moment ago) and sets the mode; SQLite writes into an empty
-	// file as into a new one.
+	// Creating the copy first, exclusively, refuses an existing file (the
+	// database itself, or one made a moment ago) and sets the mode; SQLite
+	// writes into an empty file as into a new one.
 	f, err := os.OpenFile(to, os.O_RDWR|os.O_CREATE|os.O_EXCL, sqliteFileMode)
 	if errors.Is(err, fs.ErrExist) {
 		return res, fmt.Errorf("%s exists: herald backup never overwrites a file; name a new one", to)
@@ -94,20 +91,6 @@ func Backup(ctx context.Context, databaseURL, to string) (BackupResult, error) {
 	res.Bytes = info.Size()
 	ok = true
 	return res, nil
-}
-
-// sameFile says whether the two paths name one file; a path that does not
-// exist names none.
-func sameFile(a, b string) (bool, error) {
-	ia, err := os.Stat(a)
-	if err != nil {
-		return false, err
-	}
-	ib, err := os.Stat(b)
-	if err != nil {
-		return false, err
-	}
-	return os.SameFile(ia, ib), nil
 }
 
 // syncFile flushes the file and the directory entry that names it.

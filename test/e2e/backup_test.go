@@ -32,19 +32,24 @@ func TestBackupUnderLoad(t *testing.T) {
 		"--body", "Hi {{1}}, your code is {{2}}", "--activate")
 	srv := in.serve("HERALD_RATE_LIMIT=1000000", "HERALD_RATE_BURST=1000000")
 
-	// acked is every 202's message id, in the order the answers came.
+	// acked is every 202, in the order the answers came: the message id
+	// and when its request was sent.
+	type ack struct {
+		id   string
+		sent time.Time
+	}
 	var (
 		mu    sync.Mutex
-		acked []string
+		acked []ack
 		stop  atomic.Bool
 		sent  atomic.Int64
 		wg    sync.WaitGroup
 		fails atomic.Int64
 	)
-	ackedSoFar := func() []string {
+	ackedSoFar := func() []ack {
 		mu.Lock()
 		defer mu.Unlock()
-		return append([]string(nil), acked...)
+		return append([]ack(nil), acked...)
 	}
 	const clients, maxSends = 4, 4000 // bounded even if stop never comes
 	for c := range clients {
@@ -57,6 +62,7 @@ func TestBackupUnderLoad(t *testing.T) {
 				req, _ := http.NewRequest("POST", srv.Base+"/v1/messages/send-campaign", bytes.NewReader(body))
 				req.Header.Set("X-API-KEY", key.Token)
 				req.Header.Set("Content-Type", "application/json")
+				start := time.Now()
 				res, err := http.DefaultClient.Do(req)
 				sent.Add(1)
 				if err != nil {
@@ -72,7 +78,7 @@ func TestBackupUnderLoad(t *testing.T) {
 				var m struct{ ID string }
 				json.Unmarshal(b, &m)
 				mu.Lock()
-				acked = append(acked, m.ID)
+				acked = append(acked, ack{m.ID, start})
 				mu.Unlock()
 			}
 		}()
@@ -96,16 +102,28 @@ func TestBackupUnderLoad(t *testing.T) {
 		Bytes    int64
 	}
 	in.cli(&out, "backup", "--to", copyPath)
+	backedUp := time.Now()
 	duringAndBefore := len(ackedSoFar())
 	waitFor(duringAndBefore + 50) // the server kept accepting after the backup
-	after := ackedSoFar()[duringAndBefore:]
+	// Sent after the backup finished, so committed after its snapshot. (An
+	// answer that merely arrived after it may be of a message committed
+	// before.)
+	var after []ack
+	for _, a := range ackedSoFar()[duringAndBefore:] {
+		if a.sent.After(backedUp) {
+			after = append(after, a)
+		}
+	}
 	stop.Store(true)
 	wg.Wait()
 	srv.Stop(t)
+	if len(after) == 0 {
+		t.Fatal("no send was made after the backup finished")
+	}
 	if fails.Load() > 0 {
 		t.Fatalf("%d of %d sends were not acknowledged", fails.Load(), sent.Load())
 	}
-	t.Logf("%d acknowledged before the backup, %d while it ran, %d after; the copy is %d bytes",
+	t.Logf("%d acknowledged before the backup, %d while it ran, %d sent after it; the copy is %d bytes",
 		len(before), duringAndBefore-len(before), len(after), out.Bytes)
 
 	info, err := os.Stat(copyPath)
@@ -137,13 +155,15 @@ func TestBackupUnderLoad(t *testing.T) {
 	}
 	back := restored.serve("HERALD_RATE_LIMIT=1000000", "HERALD_RATE_BURST=1000000")
 	defer back.Stop(t)
-	for _, id := range before {
+	for _, a := range before {
+		id := a.id
 		var m message
 		if code := back.call(t, "GET", "/v1/messages/"+id, key.Token, nil, &m); code != 200 || m.ID != id {
 			t.Fatalf("message %s, acknowledged before the backup, after the restore: %d %+v", id, code, m)
 		}
 	}
-	for _, id := range after {
+	for _, a := range after {
+		id := a.id
 		if code := back.call(t, "GET", "/v1/messages/"+id, key.Token, nil, nil); code != 404 {
 			t.Fatalf("message %s, acknowledged after the backup finished, is in the copy (%d)", id, code)
 		}
