@@ -52,8 +52,9 @@ echo "$final" | sed -e 's#^COPY --from=build /rootfs/ /$#COPY rootfs/ /#' \
   -e 's#^COPY --from=build --chown=65532:65532 /volume/ /$#COPY --chown=65532:65532 volume/ /#' >"$ctx/Containerfile"
 grep -q -- '--from=build' "$ctx/Containerfile" && fail "a COPY --from=build line of the final stage is not one this script knows"
 
-# Docker's image format keeps HEALTHCHECK (the OCI format drops it).
-podman build --quiet --format docker --pull=never -f "$ctx/Containerfile" -t "$TAG" \
+# Docker's image format keeps HEALTHCHECK (the OCI format drops it); no
+# intermediate images are kept.
+podman build --quiet --layers=false --format docker --pull=never -f "$ctx/Containerfile" -t "$TAG" \
   --build-arg VERSION="$VERSION" --build-arg COMMIT="$COMMIT" --build-arg BUILD_TIME="$BUILD_TIME" "$ctx" >/dev/null
 pass "built the final stage FROM scratch with podman $(podman version --format '{{.Client.Version}}')"
 
