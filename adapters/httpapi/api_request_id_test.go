@@ -13,17 +13,24 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/heraldhq/herald/adapters/httpapi"
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/usecase"
+	"github.com/heraldhq/herald/ports/porttest"
 )
 
 // TestCallerRequestID: a well-formed X-Request-Id from the caller (1 to 128
 // characters of A-Z a-z 0-9 . _ -) is the request's id: echoed in the
-// header, in the problem body and in the access log. Any other is replaced
+// header, in the problem body, in the access log and in the use case's log
+// line. Any other is replaced
 // by one Herald makes, so a caller cannot put arbitrary text in the log.
 func TestCallerRequestID(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	core, logs := observer.New(zap.InfoLevel)
-	h := httpapi.NewHandler(e.deps, unlimited, zap.New(core))
+	core, logs := observer.New(zap.DebugLevel)
+	log := zap.New(core)
+	e := newEnv(t, func(d *httpapi.Deps, st porttest.Store) {
+		d.GetMessage = app.NewGetMessageHandler(st, usecase.NewObserver(log))
+	})
+	h := httpapi.NewHandler(e.deps, unlimited, log)
 	generated := regexp.MustCompile(`^req_[a-z2-7]{16}$`)
 	long := strings.Repeat("a", 128)
 
@@ -74,6 +81,10 @@ func TestCallerRequestID(t *testing.T) {
 			entries := logs.FilterMessage("request").All()
 			if len(entries) != 1 || entries[0].ContextMap()["request_id"] != id {
 				t.Fatalf("access log %v, want one line with request_id %q", entries, id)
+			}
+			entries = logs.FilterMessage("use case refused").All()
+			if len(entries) != 1 || entries[0].ContextMap()["request_id"] != id {
+				t.Fatalf("use case log %v, want one line with request_id %q", entries, id)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 )
 
@@ -100,7 +101,8 @@ func observe(log *zap.Logger, timeout time.Duration, proxies trustedProxies, nex
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		rec := &recorder{ResponseWriter: w}
-		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), requestIDKey, id), timeout)
+		ctx := usecase.WithRequestID(context.WithValue(r.Context(), requestIDKey, id), id) // the use cases' log lines carry it too
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		r = r.WithContext(ctx) // a copy: its RemoteAddr may be changed
 		client := r.RemoteAddr
