@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -90,7 +91,7 @@ func (h *dash) render(w http.ResponseWriter, r *http.Request, status int, name s
 	v.Email, v.CSRF = in.session.Email, in.csrf
 	var buf bytes.Buffer
 	if err := h.pages[name].Execute(&buf, v); err != nil {
-		h.log.Error("rendering a dashboard page failed", zap.String("page", name), zap.Error(err))
+		h.log.Error("rendering a dashboard page failed", zap.String("page", name), zap.String("request_id", usecase.RequestID(r.Context())), zap.Error(err))
 		http.Error(w, "The page could not be rendered.", http.StatusInternalServerError)
 		return
 	}
@@ -115,7 +116,7 @@ func (h *dash) failErr(w http.ResponseWriter, r *http.Request, err error) {
 	case domain.IsNotFound(err) && errors.As(err, &de):
 		h.fail(w, r, http.StatusNotFound, "There is nothing here: "+de.Detail+".")
 	default:
-		h.log.Error("dashboard request failed", zap.String("path", r.URL.Path), zap.Error(err))
+		h.log.Error("dashboard request failed", zap.String("path", r.URL.Path), zap.String("request_id", usecase.RequestID(r.Context())), zap.Error(err))
 		h.fail(w, r, http.StatusInternalServerError, "Something went wrong on our side. Nothing was changed.")
 	}
 }

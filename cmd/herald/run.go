@@ -147,7 +147,7 @@ func newRootCmd(e *env) *cobra.Command {
 	root.SetFlagErrorFunc(flagError)
 	root.Flags().Bool("version", false, "print the version")
 	root.AddGroup(&cobra.Group{ID: "server", Title: "Server:"}, &cobra.Group{ID: "admin", Title: "Administration:"})
-	for _, c := range []*cobra.Command{newServeCmd(e), newMigrateCmd(e)} {
+	for _, c := range []*cobra.Command{newServeCmd(e), newMigrateCmd(e), newBackupCmd(e), newHealthcheckCmd(e)} {
 		c.GroupID = "server"
 		root.AddCommand(c)
 	}
