@@ -269,16 +269,7 @@ func TestPullEvents(t *testing.T) {
 		appendEvent := func(mode domain.KeyMode, typ domain.EventType) string {
 			t.Helper()
 			id := ids.NewID(domain.PrefixEvent)
-			now := time.Now().UTC().Truncate(time.Microsecond)
-			msg := domain.Message{ID: domain.MessageID(ids.NewID(domain.PrefixMessage)), Workspace: ws, Mode: mode,
-				CampaignID: domain.CampaignID(ids.NewID(domain.PrefixCampaign)), ContactID: domain.ContactID(ids.NewID(domain.PrefixContact)),
-				Phone: domain.MustPhoneNumber("+14155550100"), TemplateName: "welcome", Language: "en_US", RenderedBody: "Hi",
-				Status: domain.StatusSent, History: []domain.StatusChange{{Status: domain.StatusSent, At: now}}, CreatedAt: now, UpdatedAt: now}
-			data, err := httpapi.NewEventRenderer().RenderMessage(msg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev, err := domain.NewEvent(domain.EventID(id), ws, mode, typ, string(msg.ID), data, now)
+			ev, err := messageEvent(t, domain.EventID(id), ws, mode, typ)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -376,6 +367,23 @@ func TestPullEvents(t *testing.T) {
 	})
 }
 
+// messageEvent is an event of type typ about a new message of the
+// workspace and mode, its data rendered as the app renders it.
+func messageEvent(t *testing.T, id domain.EventID, ws domain.WorkspaceID, mode domain.KeyMode, typ domain.EventType) (domain.Event, error) {
+	t.Helper()
+	ids := system.NewIDs()
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	msg := domain.Message{ID: domain.MessageID(ids.NewID(domain.PrefixMessage)), Workspace: ws, Mode: mode,
+		CampaignID: domain.CampaignID(ids.NewID(domain.PrefixCampaign)), ContactID: domain.ContactID(ids.NewID(domain.PrefixContact)),
+		Phone: domain.MustPhoneNumber("+14155550100"), TemplateName: "welcome", Language: "en_US", RenderedBody: "Hi",
+		Status: domain.StatusSent, History: []domain.StatusChange{{Status: domain.StatusSent, At: now}}, CreatedAt: now, UpdatedAt: now}
+	data, err := httpapi.NewEventRenderer().RenderMessage(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return domain.NewEvent(id, ws, mode, typ, string(msg.ID), data, now)
+}
+
 // TestEventAttemptsAndRedeliver: GET /v1/events/{id} shows each attempt
 // (time, status, duration, error, the head of the answer); a given-up
 // delivery is sent again by redeliver, to every matching endpoint or to
@@ -389,8 +397,7 @@ func TestEventAttemptsAndRedeliver(t *testing.T) {
 		other := e.createEndpoint(t, e.key, `{"url":"https://hooks.example.com/b","events":["*"]}`)
 		ids := system.NewIDs()
 		evID := ids.NewID(domain.PrefixEvent)
-		ev, err := domain.NewEvent(domain.EventID(evID), wsOf(t, e), domain.ModeTest, domain.EventMessageFailed,
-			ids.NewID(domain.PrefixMessage), []byte(`{"status":"failed"}`), time.Now())
+		ev, err := messageEvent(t, domain.EventID(evID), wsOf(t, e), domain.ModeTest, domain.EventMessageFailed)
 		if err != nil {
 			t.Fatal(err)
 		}
