@@ -98,7 +98,7 @@ func BenchmarkWebhookStatuses(b *testing.B) {
 		ids, clock := system.NewIDs(), system.Clock{}
 		hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{secret}, PhoneNumberIDs: []string{"phone"}})
 		receive := delivery.NewReceiveWebhookHandler(hooks, st,
-			delivery.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, delivery.Config{}, nil), clock, ids, nil)
+			delivery.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, nil, delivery.Config{}, nil), clock, ids, nil)
 		return h, receive, p, campaign
 	}
 	send := func(b *testing.B, h *app.SendCampaignMessageHandler, p domain.Principal, campaign string, i int) domain.MessageID {

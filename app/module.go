@@ -12,8 +12,10 @@ import (
 )
 
 // Module provides the use cases that answer the API, the dashboard and the
-// CLI, and the *usecase.Observer that logs them and delivery's. It needs the
-// store ports, a Clock, an IDGenerator, a Config, a *zap.Logger, a
+// CLI, the *usecase.Observer that logs them and delivery's, and the
+// *usecase.Events that they and delivery's write events with. It needs the
+// store ports, a Clock, an IDGenerator, a ports.EventRenderer, a Config, a
+// *zap.Logger, a
 // ports.MediaInspector, a ports.PasswordHasher and, from delivery.Module,
 // the dispatcher's *delivery.Wakeup and the delivery.Senders: without a
 // live sender, live keys' sends are refused (whatsapp_not_configured),
@@ -21,6 +23,7 @@ import (
 var Module = fx.Module("app",
 	fx.Provide(
 		usecase.NewObserver,
+		usecase.NewEvents,
 		NewAuthenticateKeyHandler,
 		newSendCampaignMessageHandler,
 		NewGetContactByPhoneHandler,
@@ -41,6 +44,8 @@ var Module = fx.Module("app",
 		NewEditCampaignHandler,
 		NewRemapCampaignHandler,
 		NewListCampaignMessagesHandler,
+		NewListMessagesHandler,
+		NewResolveWorkspaceHandler,
 		NewListContactsHandler,
 		NewCreateOperatorHandler,
 		NewLogInHandler,
@@ -92,8 +97,8 @@ func newListTemplatesHandler(src templateSource, templates ports.TemplateReposit
 	return NewListTemplatesHandler(src.Source, templates)
 }
 
-func newSyncTemplatesHandler(src templateSource, tx ports.Transactor, clock ports.Clock, obs *usecase.Observer) *SyncTemplatesHandler {
-	return NewSyncTemplatesHandler(src.Source, tx, clock, obs)
+func newSyncTemplatesHandler(src templateSource, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *SyncTemplatesHandler {
+	return NewSyncTemplatesHandler(src.Source, tx, clock, events, obs)
 }
 
 type workers struct {

@@ -114,7 +114,7 @@ func TestConcurrentSendsShareOneTransaction(t *testing.T) {
 	f := newFixture(t)
 	const fresh, other, optedOut = "+14155550201", "+14155550202", "+14155550203"
 	f.send(t, f.principal, optedOut)
-	before, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil).Handle(t.Context(), app.SyncContact{
+	before, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil, nil).Handle(t.Context(), app.SyncContact{
 		Principal: f.principal, PhoneNumber: optedOut, Changes: domain.ContactSync{OptedOut: ptr(true)}})
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +263,7 @@ func TestSendSeesACampaignChangedAfterItWasRemembered(t *testing.T) {
 
 	status := func(to domain.CampaignStatus) {
 		t.Helper()
-		if _, err := app.NewChangeCampaignStatusHandler(f.st, f.st, f.def, f.clock).Handle(ctx, app.ChangeCampaignStatus{
+		if _, err := app.NewChangeCampaignStatusHandler(f.st, f.st, f.def, f.clock, nil).Handle(ctx, app.ChangeCampaignStatus{
 			Workspace: string(f.principal.Workspace), CampaignID: string(f.campaign.ID), To: to}); err != nil {
 			t.Fatal(err)
 		}

@@ -118,7 +118,7 @@ func TestSendCheckOrder(t *testing.T) {
 	paused := tmpl
 	paused.Name, paused.Activate = "Paused", true
 	pausedCampaign := f.createCampaign(t, ws, paused)
-	if _, err := app.NewChangeCampaignStatusHandler(f.st, f.st, f.def, f.clock).Handle(ctx,
+	if _, err := app.NewChangeCampaignStatusHandler(f.st, f.st, f.def, f.clock, nil).Handle(ctx,
 		app.ChangeCampaignStatus{Workspace: string(ws), CampaignID: string(pausedCampaign.ID), To: domain.CampaignPaused}); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestSendCheckOrder(t *testing.T) {
 		HeaderFormat: domain.HeaderImage, Body: "Look, {{1}}", Activate: true})
 	_, theirs := f.otherWorkspace(t)
 	const optedOut = "+14155550199"
-	if _, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil).Handle(ctx, app.SyncContact{Principal: f.principal,
+	if _, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil, nil).Handle(ctx, app.SyncContact{Principal: f.principal,
 		PhoneNumber: optedOut, Changes: domain.ContactSync{OptedOut: ptr(true)}}); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestSendToOptedOutContactStoresNothing(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	f.send(t, f.principal, phone)
-	c, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil).Handle(ctx, app.SyncContact{Principal: f.principal,
+	c, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil, nil).Handle(ctx, app.SyncContact{Principal: f.principal,
 		PhoneNumber: phone, Changes: domain.ContactSync{OptedOut: ptr(true)}})
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +361,7 @@ func TestSendRetriesAContactCreatedConcurrently(t *testing.T) {
 	tx.WithinTxFunc = func(ctx context.Context, fn func(context.Context, ports.Repos) error) error {
 		if len(tx.WithinTxCalls()) == 1 {
 			// The other request's contact lands first.
-			if _, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil).Handle(ctx, app.SyncContact{
+			if _, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil, nil).Handle(ctx, app.SyncContact{
 				Principal: f.principal, PhoneNumber: phone, Changes: domain.ContactSync{Name: ptr("Ana")}}); err != nil {
 				return err
 			}

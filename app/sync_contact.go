@@ -29,15 +29,18 @@ type SyncContactResult struct {
 // dashboard's operator) works on the live contact. A sync that opts the
 // contact out fails their messages still waiting to be sent.
 type SyncContactHandler struct {
-	tx    ports.Transactor
-	clock ports.Clock
-	ids   ports.IDGenerator
-	obs   *usecase.Observer
+	tx     ports.Transactor
+	clock  ports.Clock
+	ids    ports.IDGenerator
+	events *usecase.Events
+	obs    *usecase.Observer
 }
 
-// NewSyncContactHandler builds the handler.
-func NewSyncContactHandler(tx ports.Transactor, clock ports.Clock, ids ports.IDGenerator, obs *usecase.Observer) *SyncContactHandler {
-	return &SyncContactHandler{tx: tx, clock: clock, ids: ids, obs: obs}
+// NewSyncContactHandler builds the handler. An opt-out or opt-in writes its
+// contact event, and each message it fails its message.failed, in the
+// sync's transaction.
+func NewSyncContactHandler(tx ports.Transactor, clock ports.Clock, ids ports.IDGenerator, events *usecase.Events, obs *usecase.Observer) *SyncContactHandler {
+	return &SyncContactHandler{tx: tx, clock: clock, ids: ids, events: events, obs: obs}
 }
 
 // Handle applies the changes atomically; invalid changes store nothing.
@@ -62,25 +65,32 @@ func (h *SyncContactHandler) Handle(ctx context.Context, cmd SyncContact) (SyncC
 					return err
 				}
 				res = SyncContactResult{Contact: c, Created: true}
-				return r.Contacts.CreateContact(ctx, c)
+				if err := r.Contacts.CreateContact(ctx, c); err != nil {
+					return err
+				}
+				return h.events.Contact(ctx, r.Events, domain.Contact{}, c, now)
 			}
 			if err != nil {
 				return err
 			}
-			optedOut := false
+			var before domain.Contact
 			c, err = r.Contacts.UpdateContact(ctx, ws, c.ID, func(c *domain.Contact) error {
-				was := c.OptedOut
-				err := c.ApplySync(cmd.Changes, now)
-				optedOut = !was && c.OptedOut
-				return err
+				before = *c
+				return c.ApplySync(cmd.Changes, now)
 			})
 			res = SyncContactResult{Contact: c}
-			if err != nil || !optedOut {
+			if err != nil {
 				return err
+			}
+			if err := h.events.Contact(ctx, r.Events, before, c, now); err != nil {
+				return err
+			}
+			if before.OptedOut || !c.OptedOut {
+				return nil
 			}
 			// Opted out now: what still waits to be sent to them fails
 			// with the opt-out, in the same transaction.
-			_, err = delivery.StopQueued(ctx, r, c, now)
+			_, err = delivery.StopQueued(ctx, r, h.events, c, now)
 			return err
 		}
 		err = h.tx.WithinTx(ctx, sync)

@@ -34,14 +34,16 @@ type SyncTemplatesHandler struct {
 	source ports.TemplateSource // nil when the Cloud API is not configured
 	tx     ports.Transactor
 	clock  ports.Clock
+	events *usecase.Events
 	obs    *usecase.Observer
 	log    *usecase.Logger
 }
 
 // NewSyncTemplatesHandler builds the handler; source may be nil, and then
-// Handle returns ErrTemplateSyncOff.
-func NewSyncTemplatesHandler(source ports.TemplateSource, tx ports.Transactor, clock ports.Clock, obs *usecase.Observer) *SyncTemplatesHandler {
-	return &SyncTemplatesHandler{source: source, tx: tx, clock: clock, obs: obs, log: obs.Logger("templates")}
+// Handle returns ErrTemplateSyncOff. A status change writes its
+// template.status_changed events in the sync's transaction.
+func NewSyncTemplatesHandler(source ports.TemplateSource, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *SyncTemplatesHandler {
+	return &SyncTemplatesHandler{source: source, tx: tx, clock: clock, events: events, obs: obs, log: obs.Logger("templates")}
 }
 
 // Handle runs one sync. Reading from Meta happens before the transaction;
@@ -86,7 +88,7 @@ func (h *SyncTemplatesHandler) Handle(ctx context.Context) (SyncTemplatesResult,
 				status[[2]string{t.Name, t.Language}] = t.Status
 			}
 			for key, st := range status {
-				changes, err := delivery.ApplyTemplateStatus(ctx, r.Campaigns, key[0], key[1], st, now)
+				changes, err := delivery.ApplyTemplateStatus(ctx, r, h.events, key[0], key[1], st, "", now)
 				if err != nil {
 					return err
 				}

@@ -94,7 +94,7 @@ func newTemplatesFixture(t *testing.T) templatesFixture {
 			Category: "MARKETING", Unsupported: "named parameters are not supported"},
 	)
 	return templatesFixture{fixture: f, meta: meta,
-		sync:   app.NewSyncTemplatesHandler(meta, f.st, f.clock, usecase.NewObserver(nil)),
+		sync:   app.NewSyncTemplatesHandler(meta, f.st, f.clock, nil, usecase.NewObserver(nil)),
 		create: app.NewCreateCampaignHandler(f.st, f.st, f.st, meta, f.def, f.clock, f.ids)}
 }
 
@@ -185,7 +185,7 @@ func TestCampaignFromASyncedTemplate(t *testing.T) {
 	if draft.Status != domain.CampaignDraft || draft.TemplateStatus != domain.TemplatePaused || draft.Template.HeaderFormat != domain.HeaderImage {
 		t.Fatalf("draft on a paused template: %s, template %s, header %s", draft.Status, draft.TemplateStatus, draft.Template.HeaderFormat)
 	}
-	_, err = app.NewChangeCampaignStatusHandler(f.st, f.st, f.def, f.clock).Handle(ctx, app.ChangeCampaignStatus{
+	_, err = app.NewChangeCampaignStatusHandler(f.st, f.st, f.def, f.clock, nil).Handle(ctx, app.ChangeCampaignStatus{
 		Workspace: string(f.principal.Workspace), CampaignID: string(draft.ID), To: domain.CampaignActive})
 	wantCode(t, err, domain.CodeInvalidTransition, "is PAUSED at Meta")
 
@@ -221,7 +221,7 @@ func TestCampaignFromASyncedTemplate(t *testing.T) {
 func TestWithoutTemplateSync(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	_, err := app.NewSyncTemplatesHandler(nil, f.st, f.clock, usecase.NewObserver(nil)).Handle(context.Background())
+	_, err := app.NewSyncTemplatesHandler(nil, f.st, f.clock, nil, usecase.NewObserver(nil)).Handle(context.Background())
 	if !errors.Is(err, app.ErrTemplateSyncOff) {
 		t.Fatalf("sync without a source: %v, want ErrTemplateSyncOff", err)
 	}
@@ -340,7 +340,7 @@ func TestSyncRollsBackWhenACampaignCannotBeUpdated(t *testing.T) {
 			return fn(ctx, r)
 		})
 	}}
-	_, err := app.NewSyncTemplatesHandler(f.meta, failing, f.clock, usecase.NewObserver(nil)).Handle(context.Background())
+	_, err := app.NewSyncTemplatesHandler(f.meta, failing, f.clock, nil, usecase.NewObserver(nil)).Handle(context.Background())
 	if !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("sync error %v, want unavailable", err)
 	}
@@ -378,7 +378,7 @@ func TestRefreshSyncsAtOnceAndAgain(t *testing.T) {
 		t.Fatalf("after the refresh loop: %d templates stored (%v), want 3", len(stored), err)
 	}
 	// Without a source the loop has nothing to do and returns.
-	app.NewSyncTemplatesHandler(nil, f.st, f.clock, usecase.NewObserver(nil)).Refresh(context.Background(), time.Millisecond)
+	app.NewSyncTemplatesHandler(nil, f.st, f.clock, nil, usecase.NewObserver(nil)).Refresh(context.Background(), time.Millisecond)
 }
 
 // TestUnreadableStatusLeavesCampaignsAlone: a template whose status Herald

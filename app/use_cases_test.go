@@ -24,7 +24,7 @@ func TestSyncContactCreatesThenUpdates(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	h := app.NewSyncContactHandler(f.st, f.clock, f.ids, usecase.NewObserver(nil))
+	h := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil, usecase.NewObserver(nil))
 	created, err := h.Handle(ctx, app.SyncContact{Principal: f.principal, PhoneNumber: phone, Changes: domain.ContactSync{
 		Name: ptr(" Ana "), Email: ptr("ana@example.com"), Attributes: map[string]string{"plan": "pro", "city": "Lisbon"},
 		Tags: []string{"vip", "beta", "vip"}}})
@@ -69,7 +69,7 @@ func TestSyncContactRefusals(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	h := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil)
+	h := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil, nil)
 	if _, err := h.Handle(ctx, app.SyncContact{Principal: f.principal, PhoneNumber: "14155552671"}); !errors.Is(err, domain.ErrInvalidPhoneNumber) {
 		t.Fatalf("bad phone: %v", err)
 	}
@@ -216,7 +216,7 @@ func TestGetCampaignAndStats(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	rec := delivery.NewRecordStatusEventHandler(f.st, f.clock, nil)
+	rec := delivery.NewRecordStatusEventHandler(f.st, f.clock, nil, nil)
 	outcomes := []struct {
 		status  domain.MessageStatus
 		failure *domain.Failure
@@ -485,7 +485,7 @@ func TestChangeCampaignStatus(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	h := app.NewChangeCampaignStatusHandler(f.st, f.st, f.def, f.clock)
+	h := app.NewChangeCampaignStatusHandler(f.st, f.st, f.def, f.clock, nil)
 	id := string(f.campaign.ID)
 	steps := []struct {
 		to   domain.CampaignStatus

@@ -164,10 +164,26 @@ type MessageRepository interface {
 	// ListCampaignMessages returns one page of a campaign's messages, newest
 	// first, and the cursor of the next page (empty on the last).
 	ListCampaignMessages(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID, p Page) ([]domain.Message, string, error)
+	// ListMessages returns one page of the workspace's messages matching
+	// f, newest first (ids descending), and the cursor of the next page
+	// (empty on the last).
+	ListMessages(ctx context.Context, ws domain.WorkspaceID, f MessageFilter, p Page) ([]domain.Message, string, error)
 	// LocateMessage finds a message for a provider event, across workspaces:
 	// by id when id is not empty, otherwise by the provider's message id.
 	LocateMessage(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error)
 	UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID, fn func(*domain.Message) error) (domain.Message, error)
+}
+
+// MessageFilter narrows ListMessages; zero fields keep everything.
+type MessageFilter struct {
+	// Mode, when not zero, keeps that mode's messages.
+	Mode     domain.KeyMode
+	Campaign domain.CampaignID
+	Status   domain.MessageStatus // the current status
+	Phone    domain.PhoneNumber
+	// Since and Until, when not zero, keep messages created at or after
+	// Since and before Until.
+	Since, Until time.Time
 }
 
 // MessageStatsReader counts a campaign's messages for its statistics.

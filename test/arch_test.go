@@ -100,7 +100,8 @@ func adapterOf(p string) string {
 // TestFileImportRules enforces the rules STYLE §1 and §5 set per file, in
 // the packages that join the fx graph (domain, ports, app, adapters; not
 // cmd/herald, which builds it, nor tests):
-//   - only module.go files import fx; an adapter's server.go may take fx's
+//   - only module files (module.go, or NAME_module.go where a package has
+//     more than one fx module) import fx; an adapter's server.go may take fx's
 //     lifecycle (fx.Lifecycle and its hooks) through its module's
 //     constructor parameters, and uses nothing else of fx;
 //   - in app and its packages only the logging wrapper
@@ -161,15 +162,21 @@ func fileForbidden(pkg, name, imp string) string {
 	joinsGraph := map[string]bool{"domain": true, "ports": true, "app": true, "adapters": true}[layerOf(pkg)]
 	switch {
 	case imp == "go.uber.org/fx" || strings.HasPrefix(imp, "go.uber.org/fx/"):
-		if joinsGraph && name != "module.go" && !(layerOf(pkg) == "adapters" && name == "server.go") {
+		if joinsGraph && !isModuleFile(name) && !(layerOf(pkg) == "adapters" && name == "server.go") {
 			return "only module.go files import fx (an adapter's server.go may take its lifecycle)"
 		}
 	case imp == "go.uber.org/zap" || strings.HasPrefix(imp, "go.uber.org/zap/"):
-		if layerOf(pkg) == "app" && name != "module.go" && (pkg != "app/usecase" || name != "observe.go") {
+		if layerOf(pkg) == "app" && !isModuleFile(name) && (pkg != "app/usecase" || name != "observe.go") {
 			return "in app only the logging wrapper (app/usecase/observe.go) and module.go files import zap"
 		}
 	}
 	return ""
+}
+
+// isModuleFile reports whether a file holds a package's fx module:
+// module.go, or NAME_module.go for a package with more than one.
+func isModuleFile(name string) bool {
+	return name == "module.go" || strings.HasSuffix(name, "_module.go")
 }
 
 // fxUses lists the names a file uses from the package it imports as fx.
@@ -203,6 +210,7 @@ func TestFileForbiddenCatchesViolations(t *testing.T) {
 		{"app/delivery", "observe.go", "go.uber.org/zap/zapcore"},
 		{"ports", "store.go", "go.uber.org/fx"},
 		{"app", "server.go", "go.uber.org/fx"},
+		{"app/events", "modules.go", "go.uber.org/fx"},
 	}
 	for _, c := range forbiddenCases {
 		if fileForbidden(c.pkg, c.file, c.imp) == "" {
@@ -215,6 +223,7 @@ func TestFileForbiddenCatchesViolations(t *testing.T) {
 		{"adapters/zaplog", "module.go", "go.uber.org/fx/fxevent"},
 		{"app", "module.go", "go.uber.org/zap"},
 		{"app/delivery", "module.go", "go.uber.org/fx"},
+		{"app/events", "manage_module.go", "go.uber.org/fx"},
 		{"app/usecase", "observe.go", "go.uber.org/zap"},
 		{"adapters/sandbox", "sender.go", "go.uber.org/zap"},
 		{"cmd/herald", "options.go", "go.uber.org/fx"},

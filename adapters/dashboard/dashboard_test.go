@@ -49,7 +49,7 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 	e := &env{store: st,
 		createKey:      app.NewCreateKeyHandler(st, st, def, clock, ids),
 		createCampaign: app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids),
-		syncContact:    app.NewSyncContactHandler(st, clock, ids, obs),
+		syncContact:    app.NewSyncContactHandler(st, clock, ids, nil, obs),
 	}
 	if _, err := app.NewCreateOperatorHandler(st, st, system.NewPasswords(system.PasswordConfig{}), def, clock, ids).Handle(ctx,
 		app.CreateOperator{Email: email, Password: password}); err != nil {
@@ -71,10 +71,11 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		CreateCampaign:   e.createCampaign,
 		EditCampaign:     app.NewEditCampaignHandler(st, clock, obs),
 		RemapCampaign:    app.NewRemapCampaignHandler(st, clock, obs),
-		ChangeStatus:     app.NewChangeCampaignStatusHandler(st, st, def, clock),
+		ChangeStatus:     app.NewChangeCampaignStatusHandler(st, st, def, clock, nil),
 		ListTemplates:    app.NewListTemplatesHandler(nil, st),
 		ListContacts:     app.NewListContactsHandler(st, obs),
 		Conversation:     app.NewListConversationHandler(st, st, obs),
+		Webhooks:         newWebhookDeps(st),
 	}
 	e.srv = httptest.NewServer(dashboard.NewHandler(e.deps, cfg, nil))
 	t.Cleanup(e.srv.Close)

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/events"
 )
 
 // Module provides the dashboard's handler as the http.Handler named
@@ -33,6 +34,7 @@ type handlerParams struct {
 	ListTemplates    *app.ListTemplatesHandler
 	ListContacts     *app.ListContactsHandler
 	Conversation     *app.ListConversationHandler
+	Webhooks         webhookParams
 	Config           Config
 	Log              *zap.Logger
 }
@@ -43,6 +45,25 @@ func newHandler(p handlerParams) http.Handler {
 		ListCampaigns: p.ListCampaigns, CampaignStats: p.CampaignStats,
 		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign, RemapCampaign: p.RemapCampaign,
 		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, ListContacts: p.ListContacts,
-		Conversation: p.Conversation,
+		Conversation: p.Conversation, Webhooks: p.Webhooks.deps(),
 	}, p.Config, p.Log)
+}
+
+// webhookParams are the Webhooks page's use cases (events.ManageModule).
+type webhookParams struct {
+	fx.In
+	CreateEndpoint *events.CreateEndpointHandler
+	ListEndpoints  *events.ListEndpointsHandler
+	GetEndpoint    *events.GetEndpointHandler
+	UpdateEndpoint *events.UpdateEndpointHandler
+	DeleteEndpoint *events.DeleteEndpointHandler
+	RotateSecret   *events.RotateEndpointSecretHandler
+	SendTest       *events.SendTestEventHandler
+	Redeliver      *events.RedeliverEventHandler
+}
+
+func (p webhookParams) deps() WebhookDeps {
+	return WebhookDeps{CreateEndpoint: p.CreateEndpoint, ListEndpoints: p.ListEndpoints, GetEndpoint: p.GetEndpoint,
+		UpdateEndpoint: p.UpdateEndpoint, DeleteEndpoint: p.DeleteEndpoint, RotateSecret: p.RotateSecret,
+		SendTest: p.SendTest, Redeliver: p.Redeliver}
 }

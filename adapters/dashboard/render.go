@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -45,7 +46,13 @@ var funcs = template.FuncMap{
 	"chart":     timelineChart,
 	"plus1":     func(i int) int { return i + 1 },
 	"shown":     shown,
-	"filename":  filename,
+	// ms is a duration in milliseconds, as an attempt's is shown.
+	"ms": func(d time.Duration) string {
+		return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + " ms"
+	},
+	// answer is the head of an endpoint's answer as text.
+	"answer":   func(b []byte) string { return shown(strings.ToValidUTF8(string(b), "\uFFFD")) },
+	"filename": filename,
 }
 
 func mustParsePages() pages {
@@ -84,7 +91,7 @@ func (h *dash) render(w http.ResponseWriter, r *http.Request, status int, name s
 	v.Email, v.CSRF = in.session.Email, in.csrf
 	var buf bytes.Buffer
 	if err := h.pages[name].Execute(&buf, v); err != nil {
-		h.log.Error("rendering a dashboard page failed", zap.String("page", name), zap.Error(err))
+		h.log.Error("rendering a dashboard page failed", zap.String("page", name), zap.String("request_id", usecase.RequestID(r.Context())), zap.Error(err))
 		http.Error(w, "The page could not be rendered.", http.StatusInternalServerError)
 		return
 	}
@@ -109,7 +116,7 @@ func (h *dash) failErr(w http.ResponseWriter, r *http.Request, err error) {
 	case domain.IsNotFound(err) && errors.As(err, &de):
 		h.fail(w, r, http.StatusNotFound, "There is nothing here: "+de.Detail+".")
 	default:
-		h.log.Error("dashboard request failed", zap.String("path", r.URL.Path), zap.Error(err))
+		h.log.Error("dashboard request failed", zap.String("path", r.URL.Path), zap.String("request_id", usecase.RequestID(r.Context())), zap.Error(err))
 		h.fail(w, r, http.StatusInternalServerError, "Something went wrong on our side. Nothing was changed.")
 	}
 }

@@ -27,6 +27,7 @@ type Deps struct {
 	ListTemplates    *app.ListTemplatesHandler
 	ListContacts     *app.ListContactsHandler
 	Conversation     *app.ListConversationHandler
+	Webhooks         WebhookDeps
 }
 
 type dash struct {
@@ -56,6 +57,14 @@ var routes = []route{
 	{"GET /dashboard/keys", true, 0, (*dash).keys},
 	{"POST /dashboard/keys", true, keyFormLimit, (*dash).createKey},
 	{"POST /dashboard/keys/{id}/revoke", true, tokenFormLimit, (*dash).revokeKey},
+	{"GET /dashboard/webhooks", true, 0, (*dash).webhooks},
+	{"POST /dashboard/webhooks", true, webhookFormLimit, (*dash).createWebhook},
+	{"GET /dashboard/webhooks/{id}", true, 0, (*dash).webhook},
+	{"POST /dashboard/webhooks/{id}/status", true, tokenFormLimit, (*dash).webhookStatus},
+	{"POST /dashboard/webhooks/{id}/test", true, tokenFormLimit, (*dash).webhookTest},
+	{"POST /dashboard/webhooks/{id}/rotate", true, tokenFormLimit, (*dash).rotateWebhook},
+	{"POST /dashboard/webhooks/{id}/redeliver", true, tokenFormLimit, (*dash).webhookRedeliver},
+	{"POST /dashboard/webhooks/{id}/delete", true, tokenFormLimit, (*dash).deleteWebhook},
 	{"GET /dashboard/campaigns", true, 0, (*dash).campaigns},
 	{"GET /dashboard/campaigns/new", true, 0, (*dash).newCampaign},
 	{"POST /dashboard/campaigns", true, campaignFormLimit, (*dash).createCampaign},

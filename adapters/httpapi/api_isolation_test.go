@@ -33,6 +33,7 @@ const (
 // isoIDs names one workspace's objects, or well-formed ids nobody has.
 type isoIDs struct {
 	key, campaign, contact, message, phone string
+	endpoint, event                        string // a webhook endpoint and its test event
 }
 
 // isoFixture is the matrix's world: A looks, B owns.
@@ -91,6 +92,29 @@ var isolationMatrix = []isolationRow{
 	lookupRow("activate campaign", "POST /v1/campaigns/{id}/activate", "POST",
 		func(x isoIDs) string { return "/v1/campaigns/" + x.campaign + "/activate" }, nil, 200, "campaign_not_found"),
 	{"create campaign", "POST /v1/campaigns", checkCreateIsolation},
+	lookupRow("webhook endpoint", "GET /v1/webhook-endpoints/{id}", "GET",
+		func(x isoIDs) string { return "/v1/webhook-endpoints/" + x.endpoint }, nil, 200, "webhook_endpoint_not_found"),
+	lookupRow("change a webhook endpoint", "PATCH /v1/webhook-endpoints/{id}", "PATCH",
+		func(x isoIDs) string { return "/v1/webhook-endpoints/" + x.endpoint },
+		func(isoIDs) string { return `{"description":"mine now","status":"disabled"}` }, 200, "webhook_endpoint_not_found"),
+	lookupRow("rotate a webhook endpoint's secret", "POST /v1/webhook-endpoints/{id}/rotate-secret", "POST",
+		func(x isoIDs) string { return "/v1/webhook-endpoints/" + x.endpoint + "/rotate-secret" }, nil, 200, "webhook_endpoint_not_found"),
+	lookupRow("test a webhook endpoint", "POST /v1/webhook-endpoints/{id}/test", "POST",
+		func(x isoIDs) string { return "/v1/webhook-endpoints/" + x.endpoint + "/test" }, nil, 202, "webhook_endpoint_not_found"),
+	lookupRow("recover a webhook endpoint", "POST /v1/webhook-endpoints/{id}/recover", "POST",
+		func(x isoIDs) string { return "/v1/webhook-endpoints/" + x.endpoint + "/recover" },
+		func(isoIDs) string { return `{"since":"2020-01-01T00:00:00Z"}` }, 202, "webhook_endpoint_not_found"),
+	lookupRow("event", "GET /v1/events/{id}", "GET",
+		func(x isoIDs) string { return "/v1/events/" + x.event }, nil, 200, "event_not_found"),
+	lookupRow("redeliver an event", "POST /v1/events/{id}/redeliver", "POST",
+		func(x isoIDs) string { return "/v1/events/" + x.event + "/redeliver" }, nil, 202, "event_not_found"),
+	{"create a webhook endpoint", "POST /v1/webhook-endpoints", checkEventListsIsolation},
+	{"list webhook endpoints", "GET /v1/webhook-endpoints", checkEventListsIsolation},
+	{"list events", "GET /v1/events", checkEventListsIsolation},
+	{"list messages", "GET /v1/messages", checkEventListsIsolation},
+	// Last: the endpoints are gone after it.
+	lookupRow("delete a webhook endpoint", "DELETE /v1/webhook-endpoints/{id}", "DELETE",
+		func(x isoIDs) string { return "/v1/webhook-endpoints/" + x.endpoint }, nil, 204, "webhook_endpoint_not_found"),
 }
 
 // checkCreateIsolation: a campaign a key creates is its workspace's: the
@@ -108,6 +132,49 @@ func checkCreateIsolation(t *testing.T, f *isoFixture) {
 	if strings.Contains(list, id) {
 		t.Errorf("the other workspace's list has the new campaign: %s", list)
 	}
+}
+
+// checkEventListsIsolation: the lists of endpoints, events and messages
+// show each workspace its own only, and an endpoint A makes is A's alone.
+func checkEventListsIsolation(t *testing.T, f *isoFixture) {
+	before := f.ownerState(t)
+	made := f.e.createEndpoint(t, f.a.key, `{"url":"https://hooks.example.com/a2","events":["*"]}`)
+	sequence(t, f.e.store)
+	for _, u := range []string{"/v1/webhook-endpoints", "/v1/events?limit=1000", "/v1/messages?limit=100"} {
+		_, aRaw := f.e.do(t, "GET", u, f.e.keyed(f.a.key), "")
+		_, bRaw := f.e.do(t, "GET", u, f.e.keyed(f.b.key), "")
+		for _, id := range []string{f.b.endpoint, f.b.event, f.b.message, f.b.campaign} {
+			if strings.Contains(aRaw, id) {
+				t.Errorf("A's %s shows B's %s", u, id)
+			}
+		}
+		for _, id := range []string{f.a.endpoint, f.a.event, f.a.message, made.ID} {
+			if strings.Contains(bRaw, id) {
+				t.Errorf("B's %s shows A's %s", u, id)
+			}
+		}
+		own := map[string][2]string{"/v1/webhook-endpoints": {f.a.endpoint, f.b.endpoint},
+			"/v1/events?limit=1000": {f.a.event, f.b.event}, "/v1/messages?limit=100": {f.a.message, f.b.message}}[u]
+		if !strings.Contains(aRaw, own[0]) || !strings.Contains(bRaw, own[1]) {
+			t.Errorf("%s lacks the workspace's own:\nA %s\nB %s", u, aRaw, bRaw)
+		}
+	}
+	if after := f.ownerState(t); after != before {
+		t.Errorf("A's endpoint and lists changed B's state:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// seedEndpoint gives x a webhook endpoint made with its key and a test
+// event sent to it, sequenced.
+func seedEndpoint(t *testing.T, e *apiEnv, x *isoIDs) {
+	t.Helper()
+	x.endpoint = e.createEndpoint(t, x.key, `{"url":"https://hooks.example.com/h","events":["*"]}`).ID
+	res, raw := e.do(t, "POST", "/v1/webhook-endpoints/"+x.endpoint+"/test", e.keyed(x.key), "")
+	if res.StatusCode != 202 {
+		t.Fatalf("test event: %d %s", res.StatusCode, raw)
+	}
+	x.event = decode[map[string]any](t, raw)["id"].(string)
+	sequence(t, e.store)
 }
 
 // lookupRow builds a row whose foreign call must answer like a missing id:
@@ -141,7 +208,9 @@ func lookupRow(name, route, method string, url func(isoIDs) string, body func(is
 			t.Fatalf("owner's ids with the owner's key: %s %s answered %d, want %d: %s", method, theirURL, res.StatusCode, own, got)
 		}
 		if res.StatusCode == http.StatusAccepted {
-			f.bMessages[decode[map[string]any](t, got)["id"].(string)] = true
+			if id, _ := decode[map[string]any](t, got)["id"].(string); strings.HasPrefix(id, domain.PrefixMessage+"_") {
+				f.bMessages[id] = true
+			}
 		}
 	}}
 }
@@ -202,6 +271,8 @@ func (f *isoFixture) ownerState(t *testing.T) string {
 		"/v1/contacts/by-phone/" + f.b.phone,
 		"/v1/contacts/" + f.b.contact + "/conversation?limit=100",
 		"/v1/contacts/by-phone/" + isoPhoneStranger,
+		"/v1/webhook-endpoints/" + f.b.endpoint,
+		"/v1/events/" + f.b.event,
 	} {
 		res, body := f.e.do(t, "GET", u, k, "")
 		fmt.Fprintf(&s, "%s → %d %s", u, res.StatusCode, normalize(body))
@@ -339,9 +410,12 @@ func TestIsolationMatrix(t *testing.T) {
 		f.a = seedWorkspace(t, e, e.key, e.active, isoPhoneA)
 		f.b = seedWorkspace(t, e, e.otherKey, e.otherCampaign, isoPhoneB)
 		f.bMessages[f.b.message] = true
+		seedEndpoint(t, e, &f.a)
+		seedEndpoint(t, e, &f.b)
 		ids := system.NewIDs()
 		f.missing = isoIDs{key: f.a.key, campaign: ids.NewID(domain.PrefixCampaign), contact: ids.NewID(domain.PrefixContact),
-			message: ids.NewID(domain.PrefixMessage), phone: isoPhoneNobody}
+			message: ids.NewID(domain.PrefixMessage), phone: isoPhoneNobody,
+			endpoint: ids.NewID(domain.PrefixWebhookEndpoint), event: ids.NewID(domain.PrefixEvent)}
 		// The missing ids are fair twins of B's: same prefix, same length,
 		// well formed.
 		for _, p := range [][2]string{{f.b.campaign, f.missing.campaign}, {f.b.contact, f.missing.contact}, {f.b.message, f.missing.message}} {

@@ -161,7 +161,7 @@ const (
 
 // modeIDs are one mode's objects: its key, a message it sent and the
 // contact of the shared number.
-type modeIDs struct{ key, message, contact string }
+type modeIDs struct{ key, message, contact, endpoint, event string }
 
 type modeFixture struct {
 	e          *apiEnv
@@ -188,6 +188,8 @@ func (f *modeFixture) liveState(t *testing.T) string {
 		"/v1/contacts/by-phone/" + modeTestOnly,
 		"/v1/contacts/" + f.live.contact + "/conversation?limit=100",
 		"/v1/messages/" + f.live.message,
+		"/v1/webhook-endpoints/" + f.live.endpoint,
+		"/v1/events/" + f.live.event,
 	} {
 		res, body := f.e.do(t, "GET", u, k, "")
 		fmt.Fprintf(&s, "%s → %d %s\n", u, res.StatusCode, normalize(body))
@@ -265,6 +267,27 @@ var modeMatrix = []modeRow{
 	{"edit campaign", "PATCH /v1/campaigns/{id}", checkModeCampaignWrites},
 	{"pause campaign", "POST /v1/campaigns/{id}/pause", checkModeCampaignWrites},
 	{"activate campaign", "POST /v1/campaigns/{id}/activate", checkModeCampaignWrites},
+	modeActionRow("webhook endpoint", "GET /v1/webhook-endpoints/{id}", "GET",
+		func(x modeIDs) string { return "/v1/webhook-endpoints/" + x.endpoint }, "", 200, "webhook_endpoint_not_found"),
+	modeActionRow("change a webhook endpoint", "PATCH /v1/webhook-endpoints/{id}", "PATCH",
+		func(x modeIDs) string { return "/v1/webhook-endpoints/" + x.endpoint }, `{"description":"changed","status":"disabled"}`, 200, "webhook_endpoint_not_found"),
+	modeActionRow("rotate a webhook endpoint's secret", "POST /v1/webhook-endpoints/{id}/rotate-secret", "POST",
+		func(x modeIDs) string { return "/v1/webhook-endpoints/" + x.endpoint + "/rotate-secret" }, "", 200, "webhook_endpoint_not_found"),
+	modeActionRow("test a webhook endpoint", "POST /v1/webhook-endpoints/{id}/test", "POST",
+		func(x modeIDs) string { return "/v1/webhook-endpoints/" + x.endpoint + "/test" }, "", 202, "webhook_endpoint_not_found"),
+	modeActionRow("recover a webhook endpoint", "POST /v1/webhook-endpoints/{id}/recover", "POST",
+		func(x modeIDs) string { return "/v1/webhook-endpoints/" + x.endpoint + "/recover" }, `{"since":"2020-01-01T00:00:00Z"}`, 202, "webhook_endpoint_not_found"),
+	modeActionRow("event", "GET /v1/events/{id}", "GET",
+		func(x modeIDs) string { return "/v1/events/" + x.event }, "", 200, "event_not_found"),
+	modeActionRow("redeliver an event", "POST /v1/events/{id}/redeliver", "POST",
+		func(x modeIDs) string { return "/v1/events/" + x.event + "/redeliver" }, "", 202, "event_not_found"),
+	{"create a webhook endpoint", "POST /v1/webhook-endpoints", checkModeLists},
+	{"list webhook endpoints", "GET /v1/webhook-endpoints", checkModeLists},
+	{"list events", "GET /v1/events", checkModeLists},
+	{"list messages", "GET /v1/messages", checkModeLists},
+	// Last: the endpoints are gone after it.
+	modeActionRow("delete a webhook endpoint", "DELETE /v1/webhook-endpoints/{id}", "DELETE",
+		func(x modeIDs) string { return "/v1/webhook-endpoints/" + x.endpoint }, "", 204, "webhook_endpoint_not_found"),
 }
 
 // checkModeCampaignWrites: a campaign is the workspace's, not a mode's: one
@@ -290,6 +313,66 @@ func checkModeCampaignWrites(t *testing.T, f *modeFixture) {
 			_, got := f.e.do(t, "GET", "/v1/campaigns/"+id, f.e.keyed(c.reader.key), "")
 			if v := decode[struct{ Name, Status string }](t, got); v.Name != "Renamed" || v.Status != st.status {
 				t.Errorf("after %s %s the other mode sees %+v, want Renamed and %s", st.method, st.url, v, st.status)
+			}
+		}
+	}
+}
+
+// modeActionRow: a request about the other mode's endpoint or event
+// answers exactly like one about a missing id, and changes nothing the
+// live key sees; the owner's key gets own.
+func modeActionRow(name, route, method string, url func(x modeIDs) string, body string, own int, code string) modeRow {
+	return modeRow{name: name, route: route, check: func(t *testing.T, f *modeFixture) {
+		for _, d := range f.directions() {
+			check := func() {
+				theirs, theirsRaw := f.e.do(t, method, url(d.owner), f.e.keyed(d.viewer.key), body)
+				missing, missingRaw := f.e.do(t, method, url(f.missing), f.e.keyed(d.viewer.key), body)
+				assertLooksMissing(t, code, d.name+" "+method+" "+url(d.owner), theirs, theirsRaw, "missing "+url(f.missing), missing, missingRaw)
+			}
+			if d.viewer == f.test {
+				f.asTest(t, check)
+			} else {
+				check()
+			}
+		}
+		for _, x := range []modeIDs{f.test, f.live} {
+			if res, got := f.e.do(t, method, url(x), f.e.keyed(x.key), body); res.StatusCode != own {
+				t.Errorf("the owner's key: %s %s → %d %s, want %d", method, url(x), res.StatusCode, got, own)
+			}
+		}
+	}}
+}
+
+// checkModeLists: each key's lists of endpoints, events and messages hold
+// its own mode's only; an endpoint a test key makes is a test endpoint,
+// which the live key never sees.
+func checkModeLists(t *testing.T, f *modeFixture) {
+	var made endpointJSON
+	f.asTest(t, func() {
+		made = f.e.createEndpoint(t, f.test.key, `{"url":"https://hooks.example.com/t2","events":["*"]}`)
+	})
+	if made.Mode != "test" {
+		t.Errorf("a test key made an endpoint of mode %q", made.Mode)
+	}
+	sequence(t, f.e.store)
+	for _, c := range []struct {
+		ids, other modeIDs
+		extra      []string
+	}{{f.test, f.live, []string{made.ID}}, {f.live, f.test, nil}} {
+		for _, u := range []string{"/v1/webhook-endpoints", "/v1/events?limit=1000", "/v1/messages?limit=100"} {
+			_, raw := f.e.do(t, "GET", u, f.e.keyed(c.ids.key), "")
+			for _, id := range []string{c.other.endpoint, c.other.event, c.other.message} {
+				if strings.Contains(raw, id) {
+					t.Errorf("%s's %s shows the other mode's %s", c.ids.key[:8], u, id)
+				}
+			}
+			if c.ids == f.live && strings.Contains(raw, made.ID) {
+				t.Errorf("the live key's %s shows the test key's new endpoint", u)
+			}
+			own := map[string]string{"/v1/webhook-endpoints": c.ids.endpoint, "/v1/events?limit=1000": c.ids.event,
+				"/v1/messages?limit=100": c.ids.message}[u]
+			if !strings.Contains(raw, own) {
+				t.Errorf("%s's %s lacks its own %s: %s", c.ids.key[:8], u, own, raw)
 			}
 		}
 	}
@@ -484,8 +567,14 @@ func newModeFixture(t *testing.T, e *apiEnv) *modeFixture {
 	e.signed(t, fakemeta.InboundPayload(wabaID, phoneID,
 		fakemeta.Inbound{From: modeShared[1:], ProfileName: "Ana Lima", Type: "text", Text: "hello", At: now.Add(time.Second)},
 		fakemeta.Inbound{From: modeShared[1:], ProfileName: "Ana Lima", Type: "text", Text: "STOP", At: now.Add(2 * time.Second)}))
+	for _, x := range []*modeIDs{&f.live, &f.test} {
+		iso := isoIDs{key: x.key}
+		seedEndpoint(t, e, &iso)
+		x.endpoint, x.event = iso.endpoint, iso.event
+	}
 	ids := system.NewIDs()
-	f.missing = modeIDs{message: ids.NewID(domain.PrefixMessage), contact: ids.NewID(domain.PrefixContact)}
+	f.missing = modeIDs{message: ids.NewID(domain.PrefixMessage), contact: ids.NewID(domain.PrefixContact),
+		endpoint: ids.NewID(domain.PrefixWebhookEndpoint), event: ids.NewID(domain.PrefixEvent)}
 	return f
 }
 

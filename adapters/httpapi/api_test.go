@@ -44,9 +44,10 @@ type apiEnv struct {
 type envOption func(*httpapi.Deps, porttest.Store)
 
 // unlimited is the API's Config in scenario tests, whose many requests per
-// key would otherwise meet the default rate limit; the rate-limit tests set
-// their own.
-var unlimited = httpapi.Config{RateLimit: 1e9, RateBurst: 1 << 30}
+// key would otherwise meet the default rate limit, and whose walks of every
+// route without a key the default limit on failed authentications; the
+// rate-limit tests set their own.
+var unlimited = httpapi.Config{RateLimit: 1e9, RateBurst: 1 << 30, AuthFailuresPerMinute: 1 << 20}
 
 // newEnv builds the API on memstore.
 func newEnv(t *testing.T, opts ...envOption) *apiEnv {
@@ -99,10 +100,10 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 	def := app.NewEnsureDefaultWorkspaceHandler(st, clock, ids)
 	createKey := app.NewCreateKeyHandler(st, st, def, clock, ids)
 	createCampaign := app.NewCreateCampaignHandler(st, st, st, nil, def, clock, ids)
-	record := delivery.NewRecordStatusEventHandler(st, clock, obs)
+	record := delivery.NewRecordStatusEventHandler(st, clock, nil, obs)
 	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{oldAppSecret, appSecret}, VerifyToken: verifyToken,
 		PhoneNumberIDs: []string{phoneID}})
-	applyHook := delivery.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, delivery.Config{}, obs)
+	applyHook := delivery.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, nil, delivery.Config{}, obs)
 	sb := sandbox.New(record, clock, sandbox.Config{}, nil)
 	t.Cleanup(sb.Close)
 
@@ -147,8 +148,10 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 		Auth:           auth,
 		SendCampaign:   newSendCampaign(st, app.Config{}),
 		ContactByPhone: app.NewGetContactByPhoneHandler(st, obs),
-		SyncContact:    app.NewSyncContactHandler(st, clock, ids, obs),
+		SyncContact:    app.NewSyncContactHandler(st, clock, ids, nil, obs),
 		GetMessage:     app.NewGetMessageHandler(st, obs),
+		ListMessages:   app.NewListMessagesHandler(st, obs),
+		Events:         newEventDeps(st),
 		ListCampaigns:  app.NewListCampaignsHandler(st, st, obs),
 		GetCampaign:    app.NewGetCampaignHandler(st, st, obs),
 		CampaignStats:  app.NewGetCampaignStatsHandler(st, st, clock, obs),
@@ -159,7 +162,7 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 
 		CreateCampaign:       createCampaign,
 		RemapCampaign:        app.NewRemapCampaignHandler(st, clock, obs),
-		ChangeCampaignStatus: app.NewChangeCampaignStatusHandler(st, st, def, clock),
+		ChangeCampaignStatus: app.NewChangeCampaignStatusHandler(st, st, def, clock, nil),
 	}
 	for _, o := range opts {
 		o(&deps, st)

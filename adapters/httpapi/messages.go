@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/heraldhq/herald/domain"
 
@@ -145,6 +146,51 @@ func (a *api) getMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
+	writeJSON(w, http.StatusOK, toMessageDTO(m))
+}
+
+type messageListDTO struct {
+	Data       []messageDTO `json:"data"`
+	NextCursor *string      `json:"nextCursor"`
+}
+
+// listMessages answers GET /v1/messages: the key's mode's messages,
+// newest first, each as GET /v1/messages/{id} shows it.
+func (a *api) listMessages(w http.ResponseWriter, r *http.Request) {
+	page, err := pageFrom(r)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	q := r.URL.Query()
+	in := app.ListMessages{Principal: principalFrom(r.Context()), CampaignID: q.Get("campaignId"), Status: q.Get("status"),
+		PhoneNumber: q.Get("phoneNumber"), Page: page}
+	for _, t := range []struct {
+		param string
+		dst   *time.Time
+	}{{"since", &in.Since}, {"until", &in.Until}} {
+		if s := q.Get(t.param); s != "" {
+			if *t.dst, err = parseTimeParam(t.param, s); err != nil {
+				writeError(w, r, a.log, err)
+				return
+			}
+		}
+	}
+	res, err := a.d.ListMessages.Handle(r.Context(), in)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	out := messageListDTO{Data: make([]messageDTO, len(res.Messages)), NextCursor: nonEmpty(res.NextCursor)}
+	for i, m := range res.Messages {
+		out.Data[i] = toMessageDTO(m)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// toMessageDTO is m as GET /v1/messages/{id} shows it, and as message
+// events carry it.
+func toMessageDTO(m domain.Message) messageDTO {
 	out := messageDTO{ID: string(m.ID), Status: m.Status.String(), CampaignID: string(m.CampaignID),
 		ContactID: string(m.ContactID), PhoneNumber: m.Phone.String(), Mode: m.Mode.String(),
 		TemplateName: m.TemplateName, Language: m.Language, RenderedBody: m.RenderedBody,
@@ -163,5 +209,5 @@ func (a *api) getMessage(w http.ResponseWriter, r *http.Request) {
 	for i, h := range m.History {
 		out.History[i] = statusEntry{Status: h.Status.String(), At: rfc3339(h.At)}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }

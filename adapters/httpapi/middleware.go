@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 )
 
@@ -40,6 +41,28 @@ func newRequestID() string {
 	return "req_" + strings.ToLower(idEncoding.EncodeToString(b[:]))
 }
 
+// maxRequestIDLen bounds a caller's X-Request-Id.
+const maxRequestIDLen = 128
+
+// callerRequestID is the X-Request-Id the caller (or a proxy in front)
+// sent, when it is well-formed: one header, 1 to 128 characters of
+// A-Z a-z 0-9 . _ -. Such an id is safe in a log line, a header and a JSON
+// string as it is. Anything else, including several X-Request-Id headers,
+// gives "", and the request gets an id of its own.
+func callerRequestID(h http.Header) string {
+	vs := h.Values("X-Request-Id")
+	if len(vs) != 1 || len(vs[0]) == 0 || len(vs[0]) > maxRequestIDLen {
+		return ""
+	}
+	for i := 0; i < len(vs[0]); i++ {
+		c := vs[0][i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return ""
+		}
+	}
+	return vs[0]
+}
+
 // recorder remembers the status and the key for the access log.
 type recorder struct {
 	http.ResponseWriter
@@ -61,7 +84,8 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.ResponseWriter.Write(b)
 }
 
-// observe gives each request an id and a deadline, sets its RemoteAddr to
+// observe gives each request an id (the caller's X-Request-Id when it is
+// well-formed, else a new req_…; echoed in X-Request-Id) and a deadline, sets its RemoteAddr to
 // the client's address (the one behind a trusted proxy; see
 // trustedProxies.client), so that everything after it, the limiters and the
 // dashboard included, sees the client, logs it once when done (never the
@@ -70,11 +94,15 @@ func (r *recorder) Write(b []byte) (int, error) {
 func observe(log *zap.Logger, timeout time.Duration, proxies trustedProxies, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := newRequestID()
+		id := callerRequestID(r.Header)
+		if id == "" {
+			id = newRequestID()
+		}
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		rec := &recorder{ResponseWriter: w}
-		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), requestIDKey, id), timeout)
+		ctx := usecase.WithRequestID(context.WithValue(r.Context(), requestIDKey, id), id) // the use cases' log lines carry it too
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		r = r.WithContext(ctx) // a copy: its RemoteAddr may be changed
 		client := r.RemoteAddr

@@ -8,6 +8,7 @@ import (
 
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/events"
 	"github.com/heraldhq/herald/ports"
 )
 
@@ -19,6 +20,11 @@ var Module = fx.Module("httpapi",
 	fx.Provide(newHandler, NewServer),
 	fx.Decorate(func(l *zap.Logger) *zap.Logger { return l.Named("http") }),
 )
+
+// EventRendererModule provides the ports.EventRenderer that renders the data
+// of events in the API's representations. The CLI's graph has it too: its
+// changes write events like the server's.
+var EventRendererModule = fx.Provide(fx.Annotate(NewEventRenderer, fx.As(new(ports.EventRenderer))))
 
 // DebugModule serves Go's profiler (net/http/pprof) on its own listener, for
 // profiling a running server: go tool pprof http://ADDR/debug/pprof/profile.
@@ -35,6 +41,7 @@ type handlerParams struct {
 	ContactByPhone *app.GetContactByPhoneHandler
 	SyncContact    *app.SyncContactHandler
 	GetMessage     *app.GetMessageHandler
+	ListMessages   *app.ListMessagesHandler
 	ListCampaigns  *app.ListCampaignsHandler
 	GetCampaign    *app.GetCampaignHandler
 	CampaignStats  *app.GetCampaignStatsHandler
@@ -47,6 +54,7 @@ type handlerParams struct {
 	Store          ports.Pinger
 	Dispatcher     *delivery.Dispatcher
 	Dashboard      http.Handler `name:"dashboard" optional:"true"`
+	Events         eventParams
 	Config         Config
 	Log            *zap.Logger
 }
@@ -54,9 +62,32 @@ type handlerParams struct {
 func newHandler(p handlerParams) http.Handler {
 	return NewHandler(Deps{
 		Auth: p.Auth, SendCampaign: p.SendCampaign, ContactByPhone: p.ContactByPhone, SyncContact: p.SyncContact,
-		GetMessage: p.GetMessage, ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign,
+		GetMessage: p.GetMessage, ListMessages: p.ListMessages, ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign,
 		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Webhook: p.Webhook, WebhookVerify: p.WebhookVerify,
-		Store: p.Store, Dispatcher: p.Dispatcher, Dashboard: p.Dashboard,
+		Store: p.Store, Dispatcher: p.Dispatcher, Dashboard: p.Dashboard, Events: p.Events.deps(),
 		CreateCampaign: p.CreateCampaign, RemapCampaign: p.RemapCampaign, ChangeCampaignStatus: p.ChangeStatus,
 	}, p.Config, p.Log)
+}
+
+// eventParams are the use cases of webhook endpoints and events
+// (events.ManageModule).
+type eventParams struct {
+	fx.In
+	CreateEndpoint *events.CreateEndpointHandler
+	ListEndpoints  *events.ListEndpointsHandler
+	GetEndpoint    *events.GetEndpointHandler
+	UpdateEndpoint *events.UpdateEndpointHandler
+	DeleteEndpoint *events.DeleteEndpointHandler
+	RotateSecret   *events.RotateEndpointSecretHandler
+	SendTest       *events.SendTestEventHandler
+	Recover        *events.RecoverEndpointHandler
+	ListEvents     *events.ListEventsHandler
+	GetEvent       *events.GetEventHandler
+	Redeliver      *events.RedeliverEventHandler
+}
+
+func (p eventParams) deps() EventDeps {
+	return EventDeps{CreateEndpoint: p.CreateEndpoint, ListEndpoints: p.ListEndpoints, GetEndpoint: p.GetEndpoint,
+		UpdateEndpoint: p.UpdateEndpoint, DeleteEndpoint: p.DeleteEndpoint, RotateSecret: p.RotateSecret,
+		SendTest: p.SendTest, Recover: p.Recover, ListEvents: p.ListEvents, GetEvent: p.GetEvent, Redeliver: p.Redeliver}
 }

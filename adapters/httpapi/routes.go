@@ -18,6 +18,7 @@ type Deps struct {
 	ContactByPhone *app.GetContactByPhoneHandler
 	SyncContact    *app.SyncContactHandler
 	GetMessage     *app.GetMessageHandler
+	ListMessages   *app.ListMessagesHandler
 	ListCampaigns  *app.ListCampaignsHandler
 	GetCampaign    *app.GetCampaignHandler
 	CampaignStats  *app.GetCampaignStatsHandler
@@ -26,6 +27,7 @@ type Deps struct {
 	WebhookVerify  *delivery.VerifyWebhookSubscriptionHandler
 	Store          ports.Pinger
 	Dispatcher     *delivery.Dispatcher // optional: readiness reports paused live sends
+	Events         EventDeps            // webhook endpoints and events
 	// Dashboard, when not nil, serves everything under /dashboard/ (the
 	// web dashboard, with its own sign-in: it never sees API keys, and
 	// the routes here never accept its session).
@@ -58,6 +60,7 @@ type route struct {
 // routes lists every route the API serves, in one place.
 var routes = []route{
 	{"POST /v1/messages/send-campaign", true, (*api).sendCampaign},
+	{"GET /v1/messages", true, (*api).listMessages},
 	{"GET /v1/messages/{id}", true, (*api).getMessage},
 	// GET /v1/contacts/by-phone/{phone} and GET /v1/contacts/{id}/conversation
 	// overlap for ServeMux (neither pattern is more specific), so one route
@@ -71,6 +74,17 @@ var routes = []route{
 	{"PATCH /v1/campaigns/{id}", true, (*api).patchCampaign},
 	{"POST /v1/campaigns/{id}/activate", true, (*api).activateCampaign},
 	{"POST /v1/campaigns/{id}/pause", true, (*api).pauseCampaign},
+	{"POST /v1/webhook-endpoints", true, (*api).createEndpoint},
+	{"GET /v1/webhook-endpoints", true, (*api).listEndpoints},
+	{"GET /v1/webhook-endpoints/{id}", true, (*api).getEndpoint},
+	{"PATCH /v1/webhook-endpoints/{id}", true, (*api).updateEndpoint},
+	{"DELETE /v1/webhook-endpoints/{id}", true, (*api).deleteEndpoint},
+	{"POST /v1/webhook-endpoints/{id}/rotate-secret", true, (*api).rotateEndpointSecret},
+	{"POST /v1/webhook-endpoints/{id}/test", true, (*api).testEndpoint},
+	{"POST /v1/webhook-endpoints/{id}/recover", true, (*api).recoverEndpoint},
+	{"GET /v1/events", true, (*api).listEvents},
+	{"GET /v1/events/{id}", true, (*api).getEvent},
+	{"POST /v1/events/{id}/redeliver", true, (*api).redeliverEvent},
 	// Meta calls these: they are authenticated by the verify token and by
 	// the body's signature, never by an API key.
 	{"GET /v1/webhooks/whatsapp", false, (*api).verifyWebhook},

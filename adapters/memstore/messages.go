@@ -58,6 +58,32 @@ func (r *repos) ListCampaignMessages(ctx context.Context, ws domain.WorkspaceID,
 	return out, next, nil
 }
 
+// ListMessages returns one page of the workspace's messages matching f,
+// newest first.
+func (r *repos) ListMessages(ctx context.Context, ws domain.WorkspaceID, f ports.MessageFilter, p ports.Page) ([]domain.Message, string, error) {
+	defer r.enter(ctx)()
+	var all []domain.Message
+	for _, m := range r.st.messages {
+		if m.Workspace == ws && messageMatches(m, f) {
+			all = append(all, m)
+		}
+	}
+	out, next := page(all, func(m domain.Message) string { return string(m.ID) }, p)
+	for i := range out {
+		out[i] = copyMessage(out[i])
+	}
+	return out, next, nil
+}
+
+func messageMatches(m domain.Message, f ports.MessageFilter) bool {
+	return ofMode(m.Mode, f.Mode) &&
+		(f.Campaign == "" || m.CampaignID == f.Campaign) &&
+		(f.Status.IsZero() || m.Status == f.Status) &&
+		(f.Phone.IsZero() || m.Phone == f.Phone) &&
+		(f.Since.IsZero() || !m.CreatedAt.Before(f.Since)) &&
+		(f.Until.IsZero() || m.CreatedAt.Before(f.Until))
+}
+
 // LocateMessage finds a message in any workspace, by id when id is given,
 // otherwise by the provider's id.
 func (r *repos) LocateMessage(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error) {

@@ -89,16 +89,18 @@ type ApplyWebhookEventHandler struct {
 	events  ports.WebhookEventRepository
 	clock   ports.Clock
 	ids     ports.IDGenerator
+	emit    *usecase.Events
 	cfg     Config
 	log     *usecase.Logger
 	obs     *usecase.Observer
 }
 
 // NewApplyWebhookEventHandler builds the handler. Events for business
-// numbers that numbers does not call Herald's are stored, not applied.
-func NewApplyWebhookEventHandler(decoder ports.WebhookDecoder, numbers ports.BusinessNumbers, tx ports.Transactor, events ports.WebhookEventRepository, clock ports.Clock, ids ports.IDGenerator, cfg Config, obs *usecase.Observer) *ApplyWebhookEventHandler {
+// numbers that numbers does not call Herald's are stored, not applied. What
+// the items change writes its events (emit) in the items' transaction.
+func NewApplyWebhookEventHandler(decoder ports.WebhookDecoder, numbers ports.BusinessNumbers, tx ports.Transactor, events ports.WebhookEventRepository, clock ports.Clock, ids ports.IDGenerator, emit *usecase.Events, cfg Config, obs *usecase.Observer) *ApplyWebhookEventHandler {
 	return &ApplyWebhookEventHandler{decoder: decoder, numbers: newForeignNumbers(numbers), tx: tx, events: events,
-		clock: clock, ids: ids, cfg: cfg.WithDefaults(), log: obs.Logger("webhooks"), obs: obs}
+		clock: clock, ids: ids, emit: emit, cfg: cfg.WithDefaults(), log: obs.Logger("webhooks"), obs: obs}
 }
 
 // Apply applies ev. On failure (the body cannot be decoded, or the store
@@ -254,7 +256,7 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 		len(batch.Preferences)+len(batch.Categories))
 	for _, e := range statuses {
 		items = append(items, webhookItem{what: statusItemName(e), apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
-			out, m, err := applyStatus(ctx, r, e, now)
+			out, m, err := applyStatus(ctx, r, h.emit, e, now)
 			if err == nil && out != statusParked {
 				err = recordRecipient(ctx, r.Contacts, m, e.Recipient, now)
 			}
@@ -295,7 +297,7 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 	for _, t := range batch.Templates {
 		items = append(items, webhookItem{what: "template status " + t.Status.String() + " of " + t.Name + " (" + t.Language + ")",
 			apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
-				changed, err := ApplyTemplateStatus(ctx, r.Campaigns, t.Name, t.Language, t.Status, now)
+				changed, err := ApplyTemplateStatus(ctx, r, h.emit, t.Name, t.Language, t.Status, t.Reason, now)
 				if err != nil {
 					return err
 				}
@@ -398,13 +400,18 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 		return err
 	}
 	rep.Inbound++
+	if err := h.emit.Inbound(ctx, r.Events, entry, contact, now); err != nil {
+		return err
+	}
 	action := h.cfg.OptKeywords.Action(msg)
 	for _, c := range contacts {
 		if c.Workspace != ws && action == domain.OptNone {
 			continue
 		}
 		phone, u := found.phoneFor(c, user), found.forContact(c, user)
+		var before domain.Contact
 		updated, err := r.Contacts.UpdateContact(ctx, c.Workspace, c.ID, func(c *domain.Contact) error {
+			before = *c
 			if c.Workspace == ws {
 				c.RecordInbound(u.WaID, u.ProfileName, msg.At, now)
 				c.RecordUser(u, now)
@@ -425,8 +432,11 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 		if err != nil {
 			return err
 		}
+		if err := h.emit.Contact(ctx, r.Events, before, updated, now); err != nil {
+			return err
+		}
 		if action == domain.OptOut {
-			n, err := StopQueued(ctx, r, updated, now)
+			n, err := StopQueued(ctx, r, h.emit, updated, now)
 			if err != nil {
 				return err
 			}

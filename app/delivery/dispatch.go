@@ -26,6 +26,7 @@ type Dispatcher struct {
 	camps    ports.CampaignRepository
 	senders  Senders
 	clock    ports.Clock
+	emit     *usecase.Events
 	wake     *Wakeup
 	cfg      Config
 	owner    string
@@ -48,8 +49,8 @@ type Dispatcher struct {
 // each message's contact's opt-out state (and, for a contact who stopped
 // marketing, its campaign) right before the send.
 func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, optOuts ports.OptOutReader, camps ports.CampaignRepository,
-	senders Senders, clock ports.Clock, ids ports.IDGenerator, wake *Wakeup, cfg Config, obs *usecase.Observer) *Dispatcher {
-	d := &Dispatcher{queue: queue, tx: tx, optOuts: optOuts, camps: camps, senders: senders, clock: clock, wake: wake,
+	senders Senders, clock ports.Clock, ids ports.IDGenerator, emit *usecase.Events, wake *Wakeup, cfg Config, obs *usecase.Observer) *Dispatcher {
+	d := &Dispatcher{queue: queue, tx: tx, optOuts: optOuts, camps: camps, senders: senders, clock: clock, emit: emit, wake: wake,
 		cfg: cfg.WithDefaults(), owner: ids.NewID("dsp"), log: obs.Logger("dispatcher"),
 		leased: map[domain.MessageID]struct{}{}}
 	d.pacer = newPacer(d.cfg.LiveMPS)
@@ -250,13 +251,13 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 			if err != nil {
 				return err
 			}
-			if _, err := setMarketing(ctx, r, contacts, true, now, now); err != nil {
+			if _, err := setMarketing(ctx, r, d.emit, contacts, true, now, now); err != nil {
 				return err
 			}
 		}
 		if !templateStatus.IsZero() {
 			var err error
-			if stopped, err = ApplyTemplateStatus(ctx, r.Campaigns, m.TemplateName, m.Language, templateStatus, now); err != nil {
+			if stopped, err = ApplyTemplateStatus(ctx, r, d.emit, m.TemplateName, m.Language, templateStatus, "", now); err != nil {
 				return err
 			}
 		}
@@ -272,7 +273,9 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 				return err
 			}
 		}
-		_, err := r.Messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
+		var before domain.MessageStatus
+		updated, err := r.Messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
+			before = m.Status
 			if res.ProviderID != "" && m.ProviderID == "" {
 				m.ProviderID = res.ProviderID
 			}
@@ -286,6 +289,9 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 			return nil
 		})
 		if err != nil {
+			return err
+		}
+		if err := d.emit.Message(ctx, r.Events, before, updated, now); err != nil {
 			return err
 		}
 		return recordWaID(ctx, r.Contacts, m, res.WaID, now)

@@ -60,6 +60,9 @@ func (d *Dispatcher) stopIfOptedOut(ctx context.Context, r ports.Repos, m domain
 	if err != nil {
 		return false, err
 	}
+	if err := d.emit.FailedMessages(ctx, r, c.Workspace, failed, now); err != nil {
+		return false, err
+	}
 	for _, id := range failed {
 		if id == m.ID {
 			return true, nil

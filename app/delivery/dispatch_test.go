@@ -28,7 +28,7 @@ type notifyingSink struct {
 }
 
 func newNotifyingSink(f *fixture) notifyingSink {
-	return notifyingSink{rec: delivery.NewRecordStatusEventHandler(f.st, f.clock, usecase.NewObserver(nil)), events: make(chan ports.StatusEvent, 64)}
+	return notifyingSink{rec: delivery.NewRecordStatusEventHandler(f.st, f.clock, f.events, usecase.NewObserver(nil)), events: make(chan ports.StatusEvent, 64)}
 }
 
 func (s notifyingSink) RecordStatus(ctx context.Context, e ports.StatusEvent) error {
@@ -38,7 +38,7 @@ func (s notifyingSink) RecordStatus(ctx context.Context, e ports.StatusEvent) er
 }
 
 func (f *fixture) dispatcher(queue ports.MessageQueue, tx ports.Transactor, live, test ports.WhatsAppSender, cfg delivery.Config) *delivery.Dispatcher {
-	return delivery.NewDispatcher(queue, tx, f.st, f.st, delivery.Senders{Live: live, Sandbox: test}, f.clock, f.ids, nil, cfg, usecase.NewObserver(nil))
+	return delivery.NewDispatcher(queue, tx, f.st, f.st, delivery.Senders{Live: live, Sandbox: test}, f.clock, f.ids, f.events, nil, cfg, usecase.NewObserver(nil))
 }
 
 // dispatchOnce claims one batch, starts its sends and waits until every
@@ -462,7 +462,7 @@ func TestRunWakesOnSignal(t *testing.T) {
 	}}
 	wake := delivery.NewWakeup()
 	spy := claimSpy{MessageQueue: f.st, claims: make(chan int, 16)}
-	d := delivery.NewDispatcher(spy, f.st, f.st, f.st, delivery.Senders{Live: sender, Sandbox: sender}, f.clock, f.ids, wake,
+	d := delivery.NewDispatcher(spy, f.st, f.st, f.st, delivery.Senders{Live: sender, Sandbox: sender}, f.clock, f.ids, nil, wake,
 		delivery.Config{DispatchPoll: time.Hour}, usecase.NewObserver(nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -528,7 +528,7 @@ func TestRecordStatusEvent(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	rec := delivery.NewRecordStatusEventHandler(f.st, f.clock, usecase.NewObserver(nil))
+	rec := delivery.NewRecordStatusEventHandler(f.st, f.clock, nil, usecase.NewObserver(nil))
 	id := f.send(t, f.principal, phone).ID
 	// Meta echoes our id: the provider id is learned from the event.
 	if err := rec.RecordStatus(ctx, ports.StatusEvent{MessageID: id, ProviderID: "wamid.A", Status: domain.StatusSent, At: t0.Add(time.Second)}); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/heraldhq/herald/adapters/httpapi"
 	"github.com/heraldhq/herald/adapters/memstore"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
@@ -87,6 +88,7 @@ type fixture struct {
 	st        *memstore.Store
 	clock     *clock
 	ids       *system.IDs
+	events    *usecase.Events // writes events as the server does
 	def       *app.EnsureDefaultWorkspaceHandler
 	principal domain.Principal
 	token     domain.Token
@@ -96,6 +98,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{st: memstore.New(), clock: newClock(), ids: system.NewIDs()}
+	f.events = usecase.NewEvents(f.ids, httpapi.NewEventRenderer())
 	f.def = app.NewEnsureDefaultWorkspaceHandler(f.st, f.clock, f.ids)
 	k, err := app.NewCreateKeyHandler(f.st, f.st, f.def, f.clock, f.ids).Handle(context.Background(), app.CreateKey{Name: "test key"})
 	if err != nil {

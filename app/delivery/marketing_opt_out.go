@@ -16,13 +16,17 @@ import (
 // after an opt-out, the marketing ones after a stop of marketing messages),
 // with Herald's code contact_opted_out. A send already in flight is left to
 // its dispatcher, which reads the contact again right before sending. It
-// returns how many messages failed.
-func StopQueued(ctx context.Context, r ports.Repos, c domain.Contact, now time.Time) (int, error) {
+// returns how many messages failed; each failure writes its
+// message.failed event.
+func StopQueued(ctx context.Context, r ports.Repos, ev *usecase.Events, c domain.Contact, now time.Time) (int, error) {
 	if !c.OptedOut && !c.Marketing.Stopped {
 		return 0, nil
 	}
 	failed, err := r.Queue.FailQueuedMessages(ctx, c, now)
-	return len(failed), err
+	if err != nil {
+		return 0, err
+	}
+	return len(failed), ev.FailedMessages(ctx, r, c.Workspace, failed, now)
 }
 
 // marketingOutcome is what setMarketing changed.
@@ -37,12 +41,14 @@ type marketingOutcome struct {
 // per team), found as a reply or a STOP finds them (findUser,
 // recipientsOf). The latest word wins (domain.Contact.SetMarketingOptOut);
 // a stop fails the contacts' marketing messages still waiting to be sent.
-func setMarketing(ctx context.Context, r ports.Repos, contacts []domain.Contact, stopped bool, at, now time.Time) (marketingOutcome, error) {
+// Each change writes its contact event, and each failure its message
+// event.
+func setMarketing(ctx context.Context, r ports.Repos, ev *usecase.Events, contacts []domain.Contact, stopped bool, at, now time.Time) (marketingOutcome, error) {
 	var out marketingOutcome
 	for _, c := range contacts {
-		var was bool
+		var before domain.Contact
 		c, err := r.Contacts.UpdateContact(ctx, c.Workspace, c.ID, func(c *domain.Contact) error {
-			was = c.Marketing.Stopped
+			before = *c
 			if !c.SetMarketingOptOut(stopped, at, now) {
 				return usecase.ErrUnchanged
 			}
@@ -55,12 +61,15 @@ func setMarketing(ctx context.Context, r ports.Repos, contacts []domain.Contact,
 			return out, err
 		}
 		switch {
-		case c.Marketing.Stopped && !was:
+		case c.Marketing.Stopped && !before.Marketing.Stopped:
 			out.stopped++
-		case !c.Marketing.Stopped && was:
+		case !c.Marketing.Stopped && before.Marketing.Stopped:
 			out.resumed++
 		}
-		n, err := StopQueued(ctx, r, c, now)
+		if err := ev.Contact(ctx, r.Events, before, c, now); err != nil {
+			return out, err
+		}
+		n, err := StopQueued(ctx, r, ev, c, now)
 		if err != nil {
 			return out, err
 		}

@@ -168,7 +168,7 @@ func TestSyncOptedOutFailsWhatIsQueued(t *testing.T) {
 	live := f.live()
 	liveMsg := f.mustSendOn(t, live, f.campaign, phone)
 	testMsg := f.mustSendOn(t, f.principal, f.campaign, phone)
-	syncer := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil)
+	syncer := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil, nil)
 	if _, err := syncer.Handle(ctx, app.SyncContact{Principal: f.principal, PhoneNumber: phone,
 		Changes: domain.ContactSync{OptedOut: ptr(true)}}); err != nil {
 		t.Fatal(err)

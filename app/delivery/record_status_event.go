@@ -15,21 +15,23 @@ import (
 // the sandbox both report through it, so test mode exercises the same path as
 // production. It implements ports.StatusSink.
 type RecordStatusEventHandler struct {
-	tx    ports.Transactor
-	clock ports.Clock
-	obs   *usecase.Observer
+	tx     ports.Transactor
+	clock  ports.Clock
+	events *usecase.Events
+	obs    *usecase.Observer
 }
 
-// NewRecordStatusEventHandler builds the handler.
-func NewRecordStatusEventHandler(tx ports.Transactor, clock ports.Clock, obs *usecase.Observer) *RecordStatusEventHandler {
-	return &RecordStatusEventHandler{tx: tx, clock: clock, obs: obs}
+// NewRecordStatusEventHandler builds the handler. A status that changes
+// its message writes its event (message.sent, …) in the same transaction.
+func NewRecordStatusEventHandler(tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *RecordStatusEventHandler {
+	return &RecordStatusEventHandler{tx: tx, clock: clock, events: events, obs: obs}
 }
 
 // RecordStatus applies e in one transaction (see applyStatus).
 func (h *RecordStatusEventHandler) RecordStatus(ctx context.Context, e ports.StatusEvent) error {
 	_, err := usecase.Observe(ctx, h.obs, "record_status_event", func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
-			_, _, err := applyStatus(ctx, r, e, h.clock.Now())
+			_, _, err := applyStatus(ctx, r, h.events, e, h.clock.Now())
 			return err
 		})
 	})
@@ -49,8 +51,9 @@ const (
 // biz_opaque_callback_data) or by its wamid, advances it, and returns it as
 // it was found. An event for a wamid no message holds yet (it raced ahead
 // of the send's answer, or came without our id) is parked, and applied when
-// a message gets that wamid.
-func applyStatus(ctx context.Context, r ports.Repos, e ports.StatusEvent, now time.Time) (statusOutcome, domain.Message, error) {
+// a message gets that wamid. A change of the message's status writes its
+// event, at now.
+func applyStatus(ctx context.Context, r ports.Repos, ev *usecase.Events, e ports.StatusEvent, now time.Time) (statusOutcome, domain.Message, error) {
 	m, err := r.Messages.LocateMessage(ctx, e.MessageID, e.ProviderID)
 	if errors.Is(err, domain.ErrMessageNotFound) && e.MessageID != "" && e.ProviderID != "" {
 		m, err = r.Messages.LocateMessage(ctx, "", e.ProviderID)
@@ -71,10 +74,10 @@ func applyStatus(ctx context.Context, r ports.Repos, e ports.StatusEvent, now ti
 		}
 		events = append(events, parked...)
 	}
-	changed := false
-	_, err = r.Messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
-		changed = advance(m, events...)
-		if !changed {
+	var before domain.MessageStatus
+	updated, err := r.Messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
+		before = m.Status
+		if !advance(m, events...) {
 			return usecase.ErrUnchanged
 		}
 		return nil
@@ -83,6 +86,9 @@ func applyStatus(ctx context.Context, r ports.Repos, e ports.StatusEvent, now ti
 	case errors.Is(err, usecase.ErrUnchanged):
 		return statusUnchanged, m, nil
 	case err != nil:
+		return 0, domain.Message{}, err
+	}
+	if err := ev.Message(ctx, r.Events, before, updated, now); err != nil {
 		return 0, domain.Message{}, err
 	}
 	return statusApplied, m, nil

@@ -2,8 +2,10 @@ package delivery
 
 import (
 	"context"
+	"slices"
 	"time"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -23,8 +25,12 @@ type TemplateStatusChange struct {
 }
 
 // ApplyTemplateStatus records Meta's status of one template on every
-// campaign that uses it, and returns the campaigns that changed.
-func ApplyTemplateStatus(ctx context.Context, camps ports.CampaignRepository, name, language string, st domain.TemplateStatus, now time.Time) ([]TemplateStatusChange, error) {
+// campaign that uses it, in r's transaction, and returns the campaigns
+// that changed. Each workspace whose campaigns changed gets its
+// template.status_changed event (once per mode), naming them, with Meta's
+// reason when it gave one.
+func ApplyTemplateStatus(ctx context.Context, r ports.Repos, ev *usecase.Events, name, language string, st domain.TemplateStatus, reason string, now time.Time) ([]TemplateStatusChange, error) {
+	camps := r.Campaigns
 	list, err := camps.ListCampaignsByTemplate(ctx, name, language)
 	if err != nil {
 		return nil, err
@@ -44,7 +50,33 @@ func ApplyTemplateStatus(ctx context.Context, camps ports.CampaignRepository, na
 		out = append(out, TemplateStatusChange{Workspace: c.Workspace, Campaign: c.ID,
 			Template: name + " (" + language + ")", From: from, To: st})
 	}
-	return out, nil
+	return out, templateEvents(ctx, r.Events, ev, out, name, language, st, reason, now)
+}
+
+// templateEvents writes the template.status_changed events of changes, one
+// template's: for each workspace, in the order its campaigns first appear,
+// the campaigns that changed there and the status the first of them had.
+func templateEvents(ctx context.Context, w ports.EventWriter, ev *usecase.Events, changes []TemplateStatusChange, name, language string, st domain.TemplateStatus, reason string, now time.Time) error {
+	var order []domain.WorkspaceID
+	byWS := map[domain.WorkspaceID]*ports.TemplateStatusChange{}
+	for _, c := range changes {
+		ch, ok := byWS[c.Workspace]
+		if !ok {
+			ch = &ports.TemplateStatusChange{Name: name, Language: language, Previous: c.From, Status: st,
+				Reason: reason, At: now}
+			byWS[c.Workspace] = ch
+			order = append(order, c.Workspace)
+		}
+		if !slices.Contains(ch.Campaigns, c.Campaign) {
+			ch.Campaigns = append(ch.Campaigns, c.Campaign)
+		}
+	}
+	for _, ws := range order {
+		if err := ev.TemplateStatus(ctx, w, ws, *byWS[ws], now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ApplyTemplateCategory records Meta's category of one template on every

@@ -97,7 +97,7 @@ func (h *ApplyWebhookEventHandler) applyMarketingPreference(ctx context.Context,
 		}
 		contacts = append(contacts, c)
 	}
-	out, err := setMarketing(ctx, r, contacts, p.Stopped, p.At, now)
+	out, err := setMarketing(ctx, r, h.emit, contacts, p.Stopped, p.At, now)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (h *ApplyWebhookEventHandler) marketingStopItem(e ports.StatusEvent, now ti
 			if err != nil {
 				return err
 			}
-			out, err := setMarketing(ctx, r, contacts, true, e.At, now)
+			out, err := setMarketing(ctx, r, h.emit, contacts, true, e.At, now)
 			if err != nil {
 				return err
 			}

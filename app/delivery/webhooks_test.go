@@ -53,7 +53,7 @@ func newHooks(f *fixture, tx ports.Transactor) *hooks {
 		},
 	}
 	numbers := &portsmock.BusinessNumbersMock{IsOursFunc: func(id string) bool { return id == ourNumber }}
-	apply := delivery.NewApplyWebhookEventHandler(h.decoder, numbers, tx, f.st, f.clock, f.ids, delivery.Config{}, nil)
+	apply := delivery.NewApplyWebhookEventHandler(h.decoder, numbers, tx, f.st, f.clock, f.ids, f.events, delivery.Config{}, nil)
 	h.receive = delivery.NewReceiveWebhookHandler(h.verifier, f.st, apply, f.clock, f.ids, nil)
 	h.replay = delivery.NewReplayWebhookEventsHandler(f.st, apply, f.st, f.clock, delivery.Config{}, nil)
 	return h
@@ -404,7 +404,7 @@ func TestStopAndStart(t *testing.T) {
 	live.Mode = domain.ModeLive
 	f.send(t, live, phone)
 	f.send(t, f.principal, phone)
-	if _, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil).Handle(ctx, app.SyncContact{
+	if _, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil, nil).Handle(ctx, app.SyncContact{
 		Principal: domain.Principal{Workspace: otherWS, Mode: domain.ModeLive}, PhoneNumber: phone}); err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func TestReplyFromTheOtherFormOfTheNumber(t *testing.T) {
 	f := newFixture(t)
 	h := newHooks(f, f.st)
 	ws := f.principal.Workspace
-	if _, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil).Handle(context.Background(), app.SyncContact{
+	if _, err := app.NewSyncContactHandler(f.st, f.clock, f.ids, nil, nil).Handle(context.Background(), app.SyncContact{
 		Principal: domain.Principal{Workspace: ws, Mode: domain.ModeLive}, PhoneNumber: "+541123456789"}); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestOddNumberIsKeptUnderItsWaID(t *testing.T) {
 	numbers := &portsmock.BusinessNumbersMock{IsOursFunc: func(string) bool { return true }}
 	h := newHooks(f, f.st)
 	h.receive = delivery.NewReceiveWebhookHandler(h.verifier, f.st,
-		delivery.NewApplyWebhookEventHandler(h.decoder, numbers, f.st, f.st, f.clock, f.ids, delivery.Config{}, obs), f.clock, f.ids, nil)
+		delivery.NewApplyWebhookEventHandler(h.decoder, numbers, f.st, f.st, f.clock, f.ids, nil, delivery.Config{}, obs), f.clock, f.ids, nil)
 	ws := f.principal.Workspace
 	h.post(t, inbound(from("99912345678", "wamid.1", "hello", t0)))
 	if rep := h.post(t, inbound(from("99912345678", "wamid.2", "STOP", t0.Add(time.Second)))); rep.OptedOut != 1 {
@@ -317,7 +317,7 @@ func TestEventsForOtherNumbersAreNotApplied(t *testing.T) {
 	h := newHooks(f, f.st)
 	numbers := &portsmock.BusinessNumbersMock{IsOursFunc: func(id string) bool { return id == ourNumber }}
 	h.receive = delivery.NewReceiveWebhookHandler(h.verifier, f.st, delivery.NewApplyWebhookEventHandler(h.decoder, numbers, f.st, f.st,
-		f.clock, f.ids, delivery.Config{}, usecase.NewObserver(zap.New(core))), f.clock, f.ids, nil)
+		f.clock, f.ids, nil, delivery.Config{}, usecase.NewObserver(zap.New(core))), f.clock, f.ids, nil)
 	ws := f.principal.Workspace
 	if err := f.sendLive("+14155552671"); err != nil {
 		t.Fatal(err)
@@ -357,7 +357,7 @@ func TestNoConfiguredNumberAppliesNothing(t *testing.T) {
 	h := newHooks(f, f.st)
 	none := &portsmock.BusinessNumbersMock{IsOursFunc: func(string) bool { return false }}
 	h.receive = delivery.NewReceiveWebhookHandler(h.verifier, f.st, delivery.NewApplyWebhookEventHandler(h.decoder, none, f.st, f.st,
-		f.clock, f.ids, delivery.Config{}, nil), f.clock, f.ids, nil)
+		f.clock, f.ids, nil, delivery.Config{}, nil), f.clock, f.ids, nil)
 	if rep := h.post(t, inbound(from("14155550100", "wamid.1", "hi", t0))); rep.Foreign != 1 || rep.Inbound != 0 {
 		t.Errorf("report %+v", rep)
 	}

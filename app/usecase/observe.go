@@ -26,7 +26,7 @@ func NewObserver(log *zap.Logger) *Observer {
 }
 
 // Observe runs fn as the use case name and logs the outcome on o (nil logs
-// nothing). Domain errors are expected outcomes and log at debug; anything
+// nothing), with the request id ctx carries, if any. Domain errors are expected outcomes and log at debug; anything
 // else at error.
 func Observe[R any](ctx context.Context, o *Observer, name string, fn func(context.Context) (R, error)) (R, error) {
 	start := time.Now()
@@ -35,6 +35,9 @@ func Observe[R any](ctx context.Context, o *Observer, name string, fn func(conte
 		return r, err
 	}
 	fields := []zap.Field{zap.String("use_case", name), zap.Duration("duration", time.Since(start))}
+	if id := RequestID(ctx); id != "" {
+		fields = append(fields, zap.String("request_id", id))
+	}
 	var de *domain.Error
 	switch {
 	case err == nil:

@@ -82,7 +82,7 @@ func receive(t *testing.T, c *cli, bodies ...[]byte) []string {
 	t.Helper()
 	st, ids, clock, obs := openStore(t, c), system.NewIDs(), system.Clock{}, usecase.NewObserver(nil)
 	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{hookSecret}, PhoneNumberIDs: []string{hookPhone}})
-	apply := delivery.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, delivery.Config{}, obs)
+	apply := delivery.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, nil, delivery.Config{}, obs)
 	h := delivery.NewReceiveWebhookHandler(hooks, st, apply, clock, ids, obs)
 	var out []string
 	for _, b := range bodies {

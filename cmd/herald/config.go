@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/heraldhq/herald/adapters/media"
+	"github.com/heraldhq/herald/adapters/webhookout"
+	"github.com/heraldhq/herald/app/events"
 	"github.com/heraldhq/herald/domain"
 )
 
@@ -55,6 +57,11 @@ type Config struct {
 	TrustedProxies             string
 	TLSCertFile                string
 	TLSKeyFile                 string
+	EventRetention             time.Duration
+	WebhookDisableAfter        time.Duration
+	WebhookAllowHTTP           bool
+	WebhookAllowedHosts        string
+	WebhookConcurrency         int
 
 	// logFormatDefault is HERALD_LOG_FORMAT's default: console on a
 	// terminal, json otherwise.
@@ -258,7 +265,12 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("tls-cert-file", "HERALD_TLS_CERT_FILE", "", "PEM certificate (chain after the leaf) to serve HTTPS with; needs --tls-key-file; empty serves plain HTTP", false, str(&c.TLSCertFile)),
 		mk("tls-key-file", "HERALD_TLS_KEY_FILE", "", "PEM private key of --tls-cert-file", false, str(&c.TLSKeyFile)),
 		mk("trusted-proxies", "HERALD_TRUSTED_PROXIES", "", "comma-separated networks (CIDR, or single addresses) of the proxies in front of Herald; for a connection from one, the client is taken from X-Forwarded-For or Forwarded", false, proxies(&c.TrustedProxies)),
-		mk("lease-duration", "HERALD_LEASE_DURATION", "30s", "how long a dispatcher holds a claimed message", false, dur(&c.LeaseDuration)),
+		mk("lease-duration", "HERALD_LEASE_DURATION", "30s", "how long a dispatcher holds a claimed message, and the webhook worker a claimed delivery (at least 20s)", false, dur(&c.LeaseDuration)),
+		mk("event-retention", "HERALD_EVENT_RETENTION", "720h", "how long events are kept for the pull API and redelivery (720h is 30 days)", false, dur(&c.EventRetention)),
+		mk("webhook-disable-after", "HERALD_WEBHOOK_DISABLE_AFTER", "120h", "a webhook endpoint that has failed every attempt for this long is disabled (120h is 5 days)", false, dur(&c.WebhookDisableAfter)),
+		mk("webhook-allow-http", "HERALD_WEBHOOK_ALLOW_HTTP", "false", "accept plain http webhook endpoint URLs", false, boolean(&c.WebhookAllowHTTP)),
+		mk("webhook-allowed-hosts", "HERALD_WEBHOOK_ALLOWED_HOSTS", "", "comma-separated host or host:port list of webhook receivers exempt from the private-address block (local receivers, intranets)", false, hosts(&c.WebhookAllowedHosts)),
+		mk("webhook-concurrency", "HERALD_WEBHOOK_CONCURRENCY", "64", "webhook deliveries attempted at once by each server", false, num(&c.WebhookConcurrency, 1, 4096)),
 	}
 }
 
@@ -400,6 +412,24 @@ func parsePrefixes(s string) ([]netip.Prefix, error) {
 // media is the media inspector's part of the configuration.
 func (c *Config) media() media.Config {
 	return media.Config{AllowHTTP: c.MediaAllowHTTP, AllowedHosts: splitList(c.MediaAllowedHosts), MaxConcurrent: c.MediaMaxFetches}
+}
+
+// webhooks is the webhook poster's part of the configuration.
+func (c *Config) webhooks() webhookout.Config {
+	return webhookout.Config{AllowHTTP: c.WebhookAllowHTTP, AllowedHosts: splitList(c.WebhookAllowedHosts),
+		Version: readBuildInfo().Version}
+}
+
+// minWebhookLease is the shortest lease on a webhook delivery: longer than
+// an attempt (the poster's 15 s) and its record, so that no other instance
+// claims a delivery still being tried.
+const minWebhookLease = webhookout.DefaultTimeout + 5*time.Second
+
+// events is the delivery worker's part of the configuration: its lease is
+// HERALD_LEASE_DURATION's, at least minWebhookLease.
+func (c *Config) events() events.Config {
+	return events.Config{Retention: c.EventRetention, DisableAfter: c.WebhookDisableAfter, Concurrency: c.WebhookConcurrency,
+		Lease: max(c.LeaseDuration, minWebhookLease)}
 }
 
 // splitList splits a comma-separated setting, dropping blanks.

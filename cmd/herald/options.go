@@ -15,10 +15,12 @@ import (
 	"github.com/heraldhq/herald/adapters/sandbox"
 	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/adapters/system"
+	"github.com/heraldhq/herald/adapters/webhookout"
 	"github.com/heraldhq/herald/adapters/whatsapp"
 	"github.com/heraldhq/herald/adapters/zaplog"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/events"
 )
 
 // storeModule picks the store from the database URL.
@@ -54,12 +56,18 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 				PhoneNumberIDs: []string{cfg.WhatsAppPhoneID}},
 			system.PasswordConfig{MaxChecks: cfg.DashboardMaxPasswordChecks},
 			cfg.media(),
+			cfg.webhooks(),
+			cfg.events(),
 		),
 		zaplog.Module,
 		system.Module,
 		store,
+		httpapi.EventRendererModule,
 		app.Module,
+		events.ManageModule,
 		delivery.Module,
+		events.Module,
+		webhookout.Module,
 		media.Module,
 		whatsapp.WebhookModule,
 		cloudAPI(cfg),
@@ -98,6 +106,7 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		httpapi.Module,
 		dashboard.Module,
 		app.WorkersModule,          // first: the default workspace exists before anything is sent
+		events.WorkersModule,       // attempts cut short by the stop are tried again after their lease
 		delivery.WorkersModule,     // stops first: sends in flight finish, the rest are released
 		debugServer(cfg.DebugAddr), // listening before the API, for profiling its start
 		fx.Invoke(func(*http.Server) {}),

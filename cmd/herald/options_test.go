@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,11 +10,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxtest"
 
+	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/events"
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 )
 
 func testConfig(t *testing.T, databaseURL string) *Config {
@@ -141,4 +147,42 @@ func (b *syncBuffer) String() string {
 // cliTargets asks for everything the CLI commands use.
 func cliTargets(*app.CreateWorkspaceHandler, *app.CreateKeyHandler, *app.ListKeysHandler, *app.RevokeKeyHandler,
 	*app.CreateCampaignHandler, *app.ListCampaignsHandler, *app.ChangeCampaignStatusHandler, *app.EnsureDefaultWorkspaceHandler, *app.CreateOperatorHandler) {
+}
+
+// TestCommitsWakeTheEventWorker: in the graph, the Transactor every use
+// case gets wakes the delivery worker once a transaction that appended
+// events has committed (events.WakeOnCommit is wired at the root, so it
+// reaches the modules that build the use cases).
+func TestCommitsWakeTheEventWorker(t *testing.T) {
+	t.Parallel()
+	c := testConfig(t, "sqlite:"+filepath.Join(t.TempDir(), "h.db"))
+	opts, err := cliOptions(c, io.Discard, "error")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tx ports.Transactor
+	var wake *events.Wakeup
+	var def *app.EnsureDefaultWorkspaceHandler
+	a := fxtest.New(t, opts, fx.Populate(&tx, &wake, &def))
+	a.RequireStart()
+	defer a.RequireStop()
+	ws, err := def.Handle(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := domain.NewEvent(domain.EventID(system.NewIDs().NewID(domain.PrefixEvent)), ws.ID, domain.ModeLive,
+		domain.EventContactOptedOut, "", []byte(`{}`), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.WithinTx(t.Context(), func(ctx context.Context, r ports.Repos) error {
+		return r.Events.AppendEvents(ctx, e)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-wake.C():
+	default:
+		t.Fatal("a committed transaction that appended an event did not wake the worker")
+	}
 }

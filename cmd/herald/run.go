@@ -147,11 +147,11 @@ func newRootCmd(e *env) *cobra.Command {
 	root.SetFlagErrorFunc(flagError)
 	root.Flags().Bool("version", false, "print the version")
 	root.AddGroup(&cobra.Group{ID: "server", Title: "Server:"}, &cobra.Group{ID: "admin", Title: "Administration:"})
-	for _, c := range []*cobra.Command{newServeCmd(e), newMigrateCmd(e)} {
+	for _, c := range []*cobra.Command{newServeCmd(e), newMigrateCmd(e), newBackupCmd(e), newHealthcheckCmd(e)} {
 		c.GroupID = "server"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{newWorkspacesCmd(e), newKeysCmd(e), newCampaignsCmd(e), newWebhooksCmd(e), newAdminCmd(e)} {
+	for _, c := range []*cobra.Command{newWorkspacesCmd(e), newKeysCmd(e), newCampaignsCmd(e), newWebhooksCmd(e), newEndpointsCmd(e), newEventsCmd(e), newAdminCmd(e)} {
 		c.GroupID = "admin"
 		root.AddCommand(c)
 	}

@@ -3,6 +3,9 @@ package porttest
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,6 +32,7 @@ var messageTests = []storeTest{
 	{"PurgeParkedStatuses", testMessagePurgeParkedStatuses},
 	{"ListByCampaign", testMessageListByCampaign},
 	{"ListByCampaignOtherWorkspace", testMessageListByCampaignOtherWorkspace},
+	{"ListFiltered", testMessageListFiltered},
 }
 
 func testMessageRoundTrip(t *testing.T, s Store) {
@@ -458,5 +462,84 @@ func testMessageListByCampaignOtherWorkspace(t *testing.T, s Store) {
 		if len(got) != 0 || next != "" {
 			t.Fatalf("ListCampaignMessages of %s = %d messages, cursor %q; want none", tc.what, len(got), next)
 		}
+	}
+}
+
+// ListMessages lists the workspace's messages newest first, each filter
+// keeping only what matches it (together, all of them), in pages that
+// neither skip nor repeat a message; another workspace's are never listed.
+func testMessageListFiltered(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c1, c2 := f.campaign(), f.campaign()
+	test := f.contact()
+	live := NewContact(t, f.ws)
+	live.Mode = domain.ModeLive
+	if err := s.CreateContact(f.ctx, live); err != nil {
+		t.Fatalf("CreateContact: %v", err)
+	}
+	var all []domain.Message
+	for i := range 12 {
+		c, ct := c1, test
+		if i%3 == 0 {
+			c = c2
+		}
+		if i%4 == 0 {
+			ct = live
+		}
+		m := f.message(c, ct)
+		if i%2 == 1 {
+			m = f.advance(m.ID, domain.StatusSent, m.CreatedAt.Add(time.Millisecond), nil)
+		}
+		all = append(all, m)
+	}
+	other := newFixture(t, s)
+	other.message(other.campaign(), other.contact())
+
+	since, until := all[3].CreatedAt, all[9].CreatedAt
+	for _, tc := range []struct {
+		what string
+		f    ports.MessageFilter
+		keep func(domain.Message) bool
+	}{
+		{"no filter", ports.MessageFilter{}, func(domain.Message) bool { return true }},
+		{"test mode", ports.MessageFilter{Mode: domain.ModeTest}, func(m domain.Message) bool { return m.Mode == domain.ModeTest }},
+		{"live mode", ports.MessageFilter{Mode: domain.ModeLive}, func(m domain.Message) bool { return m.Mode == domain.ModeLive }},
+		{"campaign", ports.MessageFilter{Campaign: c2.ID}, func(m domain.Message) bool { return m.CampaignID == c2.ID }},
+		{"status", ports.MessageFilter{Status: domain.StatusSent}, func(m domain.Message) bool { return m.Status == domain.StatusSent }},
+		{"phone number", ports.MessageFilter{Phone: live.Phone}, func(m domain.Message) bool { return m.Phone == live.Phone }},
+		{"since and until", ports.MessageFilter{Since: since, Until: until}, func(m domain.Message) bool {
+			return !m.CreatedAt.Before(since) && m.CreatedAt.Before(until)
+		}},
+		{"every filter", ports.MessageFilter{Mode: domain.ModeTest, Campaign: c1.ID, Status: domain.StatusSent,
+			Phone: test.Phone, Since: since}, func(m domain.Message) bool {
+			return m.Mode == domain.ModeTest && m.CampaignID == c1.ID && m.Status == domain.StatusSent &&
+				m.Phone == test.Phone && !m.CreatedAt.Before(since)
+		}},
+		{"an unknown campaign", ports.MessageFilter{Campaign: domain.CampaignID(NewID(domain.PrefixCampaign))},
+			func(domain.Message) bool { return false }},
+	} {
+		var want []domain.Message
+		for i := len(all) - 1; i >= 0; i-- {
+			if tc.keep(all[i]) {
+				want = append(want, all[i])
+			}
+		}
+		slices.SortFunc(want, func(a, b domain.Message) int { return strings.Compare(string(b.ID), string(a.ID)) })
+		for _, limit := range []int{1, 5, 100} {
+			got := collectPages(t, len(want), limit, func(p ports.Page) ([]domain.Message, string, error) {
+				return s.ListMessages(f.ctx, f.ws, tc.f, p)
+			})
+			if len(want) == 0 {
+				want = nil
+			}
+			if len(got) == 0 {
+				got = nil
+			}
+			mustEqual(t, tc.what+" (limit "+strconv.Itoa(limit)+")", want, got)
+		}
+	}
+	got, next, err := s.ListMessages(f.ctx, other.otherWorkspace(), ports.MessageFilter{}, ports.Page{Limit: 10})
+	if err != nil || len(got) != 0 || next != "" {
+		t.Fatalf("ListMessages of a fresh workspace = %d messages, cursor %q, %v; want none", len(got), next, err)
 	}
 }

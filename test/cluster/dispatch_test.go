@@ -95,7 +95,7 @@ func TestThreeDispatchersSendEachMessageOnce(t *testing.T) {
 	var running sync.WaitGroup
 	for range instances {
 		st := openStore(t, url)
-		dsp := delivery.NewDispatcher(st, st, st, st, delivery.Senders{Live: sender, Sandbox: sender}, clock, system.NewIDs(), nil,
+		dsp := delivery.NewDispatcher(st, st, st, st, delivery.Senders{Live: sender, Sandbox: sender}, clock, system.NewIDs(), nil, nil,
 			delivery.Config{DispatchBatch: 50, DispatchPoll: 10 * time.Millisecond, LeaseDuration: time.Minute}, usecase.NewObserver(nil))
 		running.Add(1)
 		go func() { defer running.Done(); dsp.Run(runCtx) }()

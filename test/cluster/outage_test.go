@@ -86,7 +86,7 @@ func TestDatabaseOutage(t *testing.T) {
 	cfg := delivery.Config{DispatchPoll: 20 * time.Millisecond, LeaseDuration: 2 * time.Second}
 	wake := delivery.NewWakeup()
 	sender := &recordingSender{sent: map[domain.MessageID]bool{}, more: make(chan struct{}, 1)}
-	dispatcher := delivery.NewDispatcher(st, st, st, st, delivery.Senders{Live: sender, Sandbox: sender}, clock, ids, wake, cfg, obs)
+	dispatcher := delivery.NewDispatcher(st, st, st, st, delivery.Senders{Live: sender, Sandbox: sender}, clock, ids, nil, wake, cfg, obs)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { dispatcher.Run(runCtx); close(done) }()

@@ -71,9 +71,9 @@ func dispatchRun(dir string, n, mps, concurrency int, latency time.Duration) err
 	}
 	obs := usecase.NewObserver(nil)
 	live := whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, PhoneNumberID: fake.PhoneNumberID})
-	sb := sandbox.New(delivery.NewRecordStatusEventHandler(st, clock, obs), clock, sandbox.Config{}, nil)
+	sb := sandbox.New(delivery.NewRecordStatusEventHandler(st, clock, nil, obs), clock, sandbox.Config{}, nil)
 	defer sb.Close()
-	dsp := delivery.NewDispatcher(st, st, st, st, delivery.Senders{Live: live, Sandbox: sb}, clock, ids, nil,
+	dsp := delivery.NewDispatcher(st, st, st, st, delivery.Senders{Live: live, Sandbox: sb}, clock, ids, nil, nil,
 		delivery.Config{LiveMPS: mps, DispatchConcurrency: concurrency, DispatchBatch: 200, DispatchPoll: 10 * time.Millisecond}, obs)
 
 	cpu0 := cpustat.Self()
