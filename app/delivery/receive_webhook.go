@@ -36,7 +36,9 @@ type ReceiveWebhookResult struct {
 // over the raw bytes before anything else, stores the event durably, and
 // then applies it. Once the event is stored the call has succeeded: a
 // failure while applying loses nothing, since the event is tried again by
-// the retry loop or `herald webhooks replay`.
+// the retry loop or `herald webhooks replay`. Storing and applying commit
+// together when every item applies (one transaction per call, not two);
+// otherwise the event is stored alone first, then applied.
 type ReceiveWebhookHandler struct {
 	verifier ports.WebhookVerifier
 	events   ports.WebhookEventRepository
@@ -72,6 +74,9 @@ func (h *ReceiveWebhookHandler) Handle(ctx context.Context, cmd ReceiveWebhook) 
 		sum := sha256.Sum256(cmd.Body)
 		ev := domain.NewWebhookEvent(domain.WebhookEventID(h.ids.NewID(domain.PrefixWebhookEvent)),
 			cmd.Body, hex.EncodeToString(sum[:]), h.clock.Now())
+		if stored, created, rep, ok := h.apply.storeAndApply(ctx, ev); ok {
+			return ReceiveWebhookResult{Event: stored, Duplicate: !created, Applied: true, Report: rep}, nil
+		}
 		stored, created, err := h.events.SaveWebhookEvent(ctx, ev)
 		if err != nil {
 			return ReceiveWebhookResult{}, err

@@ -307,6 +307,50 @@ func TestWebhookEventsAreStoredBeforeTheyApply(t *testing.T) {
 	}
 }
 
+// TestWebhookStoredAndAppliedInOneTransaction: a call whose items all
+// apply costs one transaction, which stores the event already applied; the
+// same body again is answered from the stored event in one more and
+// changes nothing.
+func TestWebhookStoredAndAppliedInOneTransaction(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	m := f.send(t, f.principal, "+14155552671")
+	var txs atomic.Int64
+	tx := &portsmock.TransactorMock{WithinTxFunc: func(ctx context.Context, fn func(context.Context, ports.Repos) error) error {
+		txs.Add(1)
+		return f.st.WithinTx(ctx, fn)
+	}}
+	h := newHooks(f, tx)
+	body := h.body(statuses(ports.StatusEvent{MessageID: m.ID, ProviderID: "wamid.A", Status: domain.StatusDelivered, At: t0}))
+
+	res, err := h.receive.Handle(ctx, delivery.ReceiveWebhook{Body: body, Signature: "ok"})
+	if err != nil || !res.Applied || res.Duplicate || res.Report.Statuses != 1 {
+		t.Fatalf("first call: %+v, %v; want applied, one status", res, err)
+	}
+	if n := txs.Load(); n != 1 {
+		t.Errorf("first call took %d transactions, want 1", n)
+	}
+	evs := f.webhookEvents(t)
+	if len(evs) != 1 || evs[0].AppliedAt == nil || evs[0].Attempts != 1 || string(evs[0].Body) != string(body) {
+		t.Fatalf("stored events %+v, want the body, applied at its first attempt", evs)
+	}
+	if got := f.message(t, m.ID); got.Status != domain.StatusDelivered {
+		t.Errorf("message %v, want delivered", got.Status)
+	}
+
+	again, err := h.receive.Handle(ctx, delivery.ReceiveWebhook{Body: body, Signature: "ok"})
+	if err != nil || !again.Duplicate || !again.Applied || again.Event.ID != evs[0].ID || again.Report.Statuses != 0 {
+		t.Errorf("the same body again: %+v (%v), want the stored event, applied before, nothing changed", again, err)
+	}
+	if n := txs.Load(); n != 2 {
+		t.Errorf("two calls took %d transactions, want 2", n)
+	}
+	if evs := f.webhookEvents(t); len(evs) != 1 || evs[0].Attempts != 1 {
+		t.Errorf("after the duplicate: %+v, want one event, one attempt", evs)
+	}
+}
+
 // TestRetriesStopAfterMaxAttempts leaves an event that keeps failing to
 // `herald webhooks replay`, which reports it.
 func TestRetriesStopAfterMaxAttempts(t *testing.T) {
