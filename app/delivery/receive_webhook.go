@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
@@ -55,6 +56,10 @@ func NewReceiveWebhookHandler(verifier ports.WebhookVerifier, events ports.Webho
 		log: obs.Logger("webhooks"), obs: obs}
 }
 
+// storeGrace bounds storing a webhook event whose request's time ran out
+// while it was being stored and applied in one transaction.
+const storeGrace = 5 * time.Second
+
 // ErrWebhookNotJSON refuses a correctly signed body that is not JSON: no
 // webhook payload, so nothing is stored.
 var ErrWebhookNotJSON = errors.New("the webhook body is not JSON")
@@ -77,7 +82,16 @@ func (h *ReceiveWebhookHandler) Handle(ctx context.Context, cmd ReceiveWebhook) 
 		if stored, created, rep, ok := h.apply.storeAndApply(ctx, ev); ok {
 			return ReceiveWebhookResult{Event: stored, Duplicate: !created, Applied: true, Report: rep}, nil
 		}
-		stored, created, err := h.events.SaveWebhookEvent(ctx, ev)
+		// The request's time may have run out in that transaction: the event
+		// is stored all the same (by its digest, once), and applying it is
+		// left to the retry loop, as when applying alone runs out of time.
+		saveCtx := ctx
+		if ctx.Err() != nil {
+			var cancel context.CancelFunc
+			saveCtx, cancel = context.WithTimeout(context.WithoutCancel(ctx), storeGrace)
+			defer cancel()
+		}
+		stored, created, err := h.events.SaveWebhookEvent(saveCtx, ev)
 		if err != nil {
 			return ReceiveWebhookResult{}, err
 		}

@@ -351,6 +351,51 @@ func TestWebhookStoredAndAppliedInOneTransaction(t *testing.T) {
 	}
 }
 
+// TestWebhookOutOfTimeIsStillStored: when the request's time runs out in
+// the transaction that stores and applies the call, the event is stored
+// on its own and left to the retry loop, as before the two were one
+// transaction.
+func TestWebhookOutOfTimeIsStillStored(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	m := f.send(t, f.principal, "+14155552671")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tx := &portsmock.TransactorMock{WithinTxFunc: func(ctx context.Context, fn func(context.Context, ports.Repos) error) error {
+		cancel() // the request's time runs out while the transaction waits
+		return fmt.Errorf("begin transaction: %w", ctx.Err())
+	}}
+	h := newHooks(f, tx)
+	events := timeBoundEvents{f.st}
+	numbers := &portsmock.BusinessNumbersMock{IsOursFunc: func(id string) bool { return id == ourNumber }}
+	receive := delivery.NewReceiveWebhookHandler(h.verifier, events,
+		delivery.NewApplyWebhookEventHandler(h.decoder, numbers, tx, events, f.clock, f.ids, f.events, delivery.Config{}, nil),
+		f.clock, f.ids, nil)
+	body := h.body(statuses(ports.StatusEvent{MessageID: m.ID, ProviderID: "wamid.A", Status: domain.StatusRead, At: t0}))
+	res, err := receive.Handle(ctx, delivery.ReceiveWebhook{Body: body, Signature: "ok"})
+	if err != nil || res.Applied || res.ApplyError == nil {
+		t.Fatalf("out of time: %+v, %v; want stored, not applied, no error", res, err)
+	}
+	evs := f.webhookEvents(t)
+	if len(evs) != 1 || evs[0].AppliedAt != nil || string(evs[0].Body) != string(body) {
+		t.Fatalf("stored events %+v, want the body kept, not applied", evs)
+	}
+	if got := f.message(t, m.ID); got.Status != domain.StatusQueued {
+		t.Errorf("message %v, want it unchanged until the retry", got.Status)
+	}
+}
+
+// timeBoundEvents refuses to store for a request whose time has run out,
+// as the SQL stores do.
+type timeBoundEvents struct{ ports.WebhookEventRepository }
+
+func (e timeBoundEvents) SaveWebhookEvent(ctx context.Context, ev domain.WebhookEvent) (domain.WebhookEvent, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return domain.WebhookEvent{}, false, err
+	}
+	return e.WebhookEventRepository.SaveWebhookEvent(ctx, ev)
+}
+
 // TestRetriesStopAfterMaxAttempts leaves an event that keeps failing to
 // `herald webhooks replay`, which reports it.
 func TestRetriesStopAfterMaxAttempts(t *testing.T) {
