@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/heraldhq/herald/app"
@@ -32,6 +33,10 @@ type Deps struct {
 	// web dashboard, with its own sign-in: it never sees API keys, and
 	// the routes here never accept its session).
 	Dashboard http.Handler
+	// Metrics counts each request and Tracer traces it (a server span per
+	// request, named by its route pattern); nil leaves either off.
+	Metrics ports.Metrics
+	Tracer  trace.TracerProvider
 }
 
 type api struct {
@@ -106,7 +111,7 @@ func NewHandler(d Deps, cfg Config, log *zap.Logger) http.Handler {
 		mux.Handle("GET /dashboard", http.RedirectHandler("/dashboard/", http.StatusMovedPermanently))
 		mux.Handle("GET /{$}", http.RedirectHandler("/dashboard/", http.StatusSeeOther))
 	}
-	return observe(log, a.cfg.RequestTimeout, a.cfg.TrustedProxies, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return observe(log, newTelemetry(d.Metrics, d.Tracer), a.cfg.RequestTimeout, a.cfg.TrustedProxies, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := mux.Handler(r); pattern == "" {
 			a.noRoute(w, r, mux)
 			return

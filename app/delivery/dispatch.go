@@ -31,6 +31,8 @@ type Dispatcher struct {
 	cfg      Config
 	owner    string
 	log      *usecase.Logger
+	obs      *usecase.Observer
+	metrics  ports.Metrics
 	inFlight sync.WaitGroup
 
 	mu         sync.Mutex
@@ -52,7 +54,7 @@ func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, optOuts ports.
 	senders Senders, clock ports.Clock, ids ports.IDGenerator, emit *usecase.Events, wake *Wakeup, cfg Config, obs *usecase.Observer) *Dispatcher {
 	d := &Dispatcher{queue: queue, tx: tx, optOuts: optOuts, camps: camps, senders: senders, clock: clock, emit: emit, wake: wake,
 		cfg: cfg.WithDefaults(), owner: ids.NewID("dsp"), log: obs.Logger("dispatcher"),
-		leased: map[domain.MessageID]struct{}{}}
+		obs: obs, metrics: obs.Metrics(), leased: map[domain.MessageID]struct{}{}}
 	d.pacer = newPacer(d.cfg.LiveMPS)
 	return d
 }
@@ -354,9 +356,11 @@ func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResu
 			d.mu.Unlock()
 			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, RetryAfter: wait, Err: err}
 		}
+		waitStart := time.Now()
 		if err := d.pacer.Wait(ctx); err != nil {
 			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Err: err}
 		}
+		d.metrics.PacingWait(time.Since(waitStart))
 	}
 	// Right before the call: a contact who opted out since the message was
 	// claimed (their opt-out failed what was still waiting, but not this
@@ -368,8 +372,10 @@ func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResu
 		return ports.SendResult{}, &optedOutError{failure: f}
 	}
 	callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	callStart := time.Now()
 	res, err := sender.Send(callCtx, ports.OutboundFor(m))
 	cancel()
+	d.metrics.ProviderCall(senderName(live), callOutcome(err), time.Since(callStart))
 	if !live {
 		return res, err
 	}
@@ -391,4 +397,25 @@ func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResu
 		}
 	}
 	return res, err
+}
+
+// senderName names a sender in metrics: live is Meta's Cloud API.
+func senderName(live bool) string {
+	if live {
+		return "live"
+	}
+	return "sandbox"
+}
+
+// callOutcome is a send call's outcome in metrics: ok, or its failure's
+// class.
+func callOutcome(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	var se *ports.SendError
+	if errors.As(err, &se) && se.Class != "" {
+		return string(se.Class)
+	}
+	return string(ports.ClassRetryable)
 }
