@@ -158,6 +158,7 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 		// The contact may hold the number in another form WhatsApp writes
 		// (domain.NumberKey): the message goes to the number asked for.
 		p.msg.Phone = p.phone
+		p.msg.TraceParent = usecase.TraceParent(p.ctx) // its send's span links to the request's
 		msgs = append(msgs, p.msg)
 		entries = append(entries, domain.OutboundEntry(domain.EntryID(h.d.IDs.NewID(domain.PrefixEntry)), p.msg, *c))
 	}

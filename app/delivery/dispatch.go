@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -179,6 +180,10 @@ func (d *Dispatcher) Wait() { d.inFlight.Wait() }
 
 func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 	m := c.Message
+	ctx, span := d.obs.StartLinkedSpan(ctx, "dispatch.send", m.TraceParent, "herald.message_id", string(m.ID),
+		"herald.mode", m.Mode.String(), "herald.attempt", strconv.Itoa(c.Attempt))
+	var spanErr error
+	defer func() { span.End(spanErr) }()
 	defer func() {
 		d.mu.Lock()
 		delete(d.leased, m.ID)
@@ -211,6 +216,7 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 		failure = oe.failure
 		d.log.Info("not sent: the recipient opted out", "message_id", string(m.ID))
 	case err != nil:
+		spanErr = err
 		var se *ports.SendError
 		if !errors.As(err, &se) {
 			se = &ports.SendError{Class: ports.ClassRetryable, Err: err}
