@@ -220,7 +220,6 @@ func inTrace(spans []sdktrace.ReadOnlySpan, id trace.TraceID, name string) sdktr
 	return nil
 }
 
-
 // Tracing is off without an exporter, and a setting Herald cannot honour
 // is refused at start rather than ignored.
 func TestTracingSettings(t *testing.T) {
