@@ -58,8 +58,8 @@ func TestAlertRulesUseHeraldsMetrics(t *testing.T) {
 			Name  string
 			Rules []struct {
 				Alert, Expr, For string
-				Labels          map[string]string
-				Annotations     map[string]string
+				Labels           map[string]string
+				Annotations      map[string]string
 			}
 		}
 	}
