@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
@@ -22,8 +23,8 @@ import (
 // never routed to the sandbox.
 var Module = fx.Module("app",
 	fx.Provide(
-		usecase.NewObserver,
-		usecase.NewEvents,
+		newObserver,
+		newEvents,
 		NewAuthenticateKeyHandler,
 		newSendCampaignMessageHandler,
 		NewGetContactByPhoneHandler,
@@ -158,4 +159,22 @@ func runWorkers(lc fx.Lifecycle, w workers) {
 			return auth.FlushLastUsed(stop)
 		},
 	})
+}
+
+// observerParams are what the observer logs, counts and traces with: the
+// metrics port and the tracer provider are there when the server exports
+// them (cmd/herald's telemetry options).
+type observerParams struct {
+	fx.In
+	Log     *zap.Logger
+	Metrics ports.Metrics        `optional:"true"`
+	Tracer  trace.TracerProvider `optional:"true"`
+}
+
+func newObserver(p observerParams) *usecase.Observer {
+	return usecase.NewObserver(p.Log).WithTelemetry(p.Metrics, p.Tracer)
+}
+
+func newEvents(ids ports.IDGenerator, render ports.EventRenderer, obs *usecase.Observer) *usecase.Events {
+	return usecase.NewEvents(ids, render).WithMetrics(obs.Metrics())
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -157,6 +158,7 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 		// The contact may hold the number in another form WhatsApp writes
 		// (domain.NumberKey): the message goes to the number asked for.
 		p.msg.Phone = p.phone
+		p.msg.TraceParent = usecase.TraceParent(p.ctx) // its send's span links to the request's
 		msgs = append(msgs, p.msg)
 		entries = append(entries, domain.OutboundEntry(domain.EntryID(h.d.IDs.NewID(domain.PrefixEntry)), p.msg, *c))
 	}
@@ -173,6 +175,7 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 	if err := r.Messages.CreateMessages(ctx, msgs...); err != nil {
 		return err
 	}
+	h.countAccepted(ctx, msgs)
 	return r.Conversations.AppendEntries(ctx, entries...)
 }
 
@@ -278,4 +281,26 @@ func (h *SendCampaignMessageHandler) claimKeys(ctx context.Context, r ports.Repo
 		return errRerun
 	}
 	return nil
+}
+
+// countAccepted counts msgs as accepted, by mode, once their transaction
+// commits.
+func (h *SendCampaignMessageHandler) countAccepted(ctx context.Context, msgs []domain.Message) {
+	var live, test int
+	for _, m := range msgs {
+		if m.Mode == domain.ModeLive {
+			live++
+		} else {
+			test++
+		}
+	}
+	metrics := h.d.Obs.Metrics()
+	usecase.AfterCommit(ctx, func() {
+		if live > 0 {
+			metrics.SendsAccepted(domain.ModeLive, live)
+		}
+		if test > 0 {
+			metrics.SendsAccepted(domain.ModeTest, test)
+		}
+	})
 }

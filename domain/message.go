@@ -117,6 +117,9 @@ type Message struct {
 	Pricing      *Pricing // from Meta's status events, once one carries it
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// TraceParent is the W3C traceparent of the request that accepted the
+	// message, "" without tracing: its send's span links back to it.
+	TraceParent string
 }
 
 // NewMessage makes a queued message from a campaign's prepared send.

@@ -17,6 +17,7 @@ type Store interface {
 	MessageStatsReader
 	ParkedStatusRepository
 	MessageQueue
+	QueueStatsReader
 	ConversationRepository
 	WebhookEventRepository
 	IdempotencyRepository
@@ -45,6 +46,7 @@ func StorePorts() []any {
 		new(MessageStatsReader),
 		new(ParkedStatusRepository),
 		new(MessageQueue),
+		new(QueueStatsReader),
 		new(ConversationRepository),
 		new(WebhookEventRepository),
 		new(IdempotencyRepository),

@@ -169,6 +169,22 @@ func fileForbidden(pkg, name, imp string) string {
 		if layerOf(pkg) == "app" && !isModuleFile(name) && (pkg != "app/usecase" || name != "observe.go") {
 			return "in app only the logging wrapper (app/usecase/observe.go) and module.go files import zap"
 		}
+	case strings.HasPrefix(imp, "github.com/prometheus/"):
+		if layerOf(pkg) != "adapters" || !strings.HasPrefix(pkg, "adapters/metrics") {
+			return "only adapters/metrics knows Prometheus: the rest counts through ports.Metrics"
+		}
+	case strings.HasPrefix(imp, "go.opentelemetry.io/"):
+		switch layerOf(pkg) {
+		case "domain", "ports":
+			return "the domain and the ports know nothing of tracing"
+		case "app":
+			if !isModuleFile(name) && (pkg != "app/usecase" || name != "trace.go") {
+				return "in app only the tracing wrapper (app/usecase/trace.go) and module.go files import OpenTelemetry"
+			}
+		}
+		if (layerOf(pkg) == "app" || layerOf(pkg) == "adapters") && strings.HasPrefix(imp, "go.opentelemetry.io/otel/sdk") {
+			return "the OpenTelemetry SDK is set up in cmd only"
+		}
 	}
 	return ""
 }
@@ -208,6 +224,11 @@ func TestFileForbiddenCatchesViolations(t *testing.T) {
 		{"app", "sync_templates.go", "go.uber.org/zap"},
 		{"app/usecase", "every.go", "go.uber.org/zap"},
 		{"app/delivery", "observe.go", "go.uber.org/zap/zapcore"},
+		{"app/delivery", "dispatch.go", "github.com/prometheus/client_golang/prometheus"},
+		{"adapters/httpapi", "telemetry.go", "github.com/prometheus/client_golang/prometheus"},
+		{"app/delivery", "dispatch.go", "go.opentelemetry.io/otel/trace"},
+		{"ports", "metrics.go", "go.opentelemetry.io/otel/trace"},
+		{"adapters/httpapi", "telemetry.go", "go.opentelemetry.io/otel/sdk/trace"},
 		{"ports", "store.go", "go.uber.org/fx"},
 		{"app", "server.go", "go.uber.org/fx"},
 		{"app/events", "modules.go", "go.uber.org/fx"},
@@ -222,6 +243,10 @@ func TestFileForbiddenCatchesViolations(t *testing.T) {
 		{"adapters/httpapi", "server.go", "go.uber.org/fx"},
 		{"adapters/zaplog", "module.go", "go.uber.org/fx/fxevent"},
 		{"app", "module.go", "go.uber.org/zap"},
+		{"adapters/metrics", "metrics.go", "github.com/prometheus/client_golang/prometheus"},
+		{"app/usecase", "trace.go", "go.opentelemetry.io/otel/trace"},
+		{"app", "module.go", "go.opentelemetry.io/otel/trace"},
+		{"adapters/httpapi", "telemetry.go", "go.opentelemetry.io/otel/trace"},
 		{"app/delivery", "module.go", "go.uber.org/fx"},
 		{"app/events", "manage_module.go", "go.uber.org/fx"},
 		{"app/usecase", "observe.go", "go.uber.org/zap"},

@@ -91,13 +91,14 @@ func (r *recorder) Write(b []byte) (int, error) {
 // dashboard included, sees the client, logs it once when done (never the
 // key, the body or the query), and turns a panic into a 500 without
 // internals.
-func observe(log *zap.Logger, timeout time.Duration, proxies trustedProxies, next http.Handler) http.Handler {
+func observe(log *zap.Logger, tel telemetry, timeout time.Duration, proxies trustedProxies, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := callerRequestID(r.Header)
 		if id == "" {
 			id = newRequestID()
 		}
+		r, span := tel.startServerSpan(r, id)
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		rec := &recorder{ResponseWriter: w}
@@ -129,6 +130,7 @@ func observe(log *zap.Logger, timeout time.Duration, proxies trustedProxies, nex
 				zap.String("key_id", string(rec.key)),
 				zap.String("client", client),
 			)
+			tel.done(r, span, rec.status, time.Since(start))
 		}()
 		next.ServeHTTP(rec, r)
 	})

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
@@ -34,6 +35,16 @@ func DebugModule(addr string) fx.Option {
 	return fx.Invoke(func(lc fx.Lifecycle, log *zap.Logger) { newDebugServer(lc, addr, log) })
 }
 
+// MetricsModule serves the http.Handler named "metrics" (adapters/metrics:
+// Prometheus's text format, at /metrics) on its own listener at addr, for
+// Prometheus to scrape. It is off unless the operator names an address,
+// which should be loopback or a network only Prometheus reaches: the
+// metrics tell traffic volumes and error rates.
+func MetricsModule(addr string) fx.Option {
+	return fx.Invoke(fx.Annotate(func(lc fx.Lifecycle, h http.Handler, log *zap.Logger) { newMetricsServer(lc, addr, h, log) },
+		fx.ParamTags(``, `name:"metrics"`)))
+}
+
 type handlerParams struct {
 	fx.In
 	Auth           *app.AuthenticateKeyHandler
@@ -57,6 +68,8 @@ type handlerParams struct {
 	Events         eventParams
 	Config         Config
 	Log            *zap.Logger
+	Metrics        ports.Metrics        `optional:"true"`
+	Tracer         trace.TracerProvider `optional:"true"`
 }
 
 func newHandler(p handlerParams) http.Handler {
@@ -66,6 +79,7 @@ func newHandler(p handlerParams) http.Handler {
 		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Webhook: p.Webhook, WebhookVerify: p.WebhookVerify,
 		Store: p.Store, Dispatcher: p.Dispatcher, Dashboard: p.Dashboard, Events: p.Events.deps(),
 		CreateCampaign: p.CreateCampaign, RemapCampaign: p.RemapCampaign, ChangeCampaignStatus: p.ChangeStatus,
+		Metrics: p.Metrics, Tracer: p.Tracer,
 	}, p.Config, p.Log)
 }
 

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/heraldhq/herald/app"
@@ -38,6 +39,11 @@ type Deps struct {
 	CreateCampaign       *app.CreateCampaignHandler
 	RemapCampaign        *app.RemapCampaignHandler
 	ChangeCampaignStatus *app.ChangeCampaignStatusHandler
+
+	// Metrics counts each request and Tracer traces it (a server span per
+	// request, named by its route pattern); nil leaves either off.
+	Metrics ports.Metrics
+	Tracer  trace.TracerProvider
 }
 
 type api struct {
@@ -116,7 +122,7 @@ func NewHandler(d Deps, cfg Config, log *zap.Logger) http.Handler {
 		mux.Handle("GET /dashboard", http.RedirectHandler("/dashboard/", http.StatusMovedPermanently))
 		mux.Handle("GET /{$}", http.RedirectHandler("/dashboard/", http.StatusSeeOther))
 	}
-	return observe(log, a.cfg.RequestTimeout, a.cfg.TrustedProxies, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return observe(log, newTelemetry(d.Metrics, d.Tracer), a.cfg.RequestTimeout, a.cfg.TrustedProxies, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := mux.Handler(r); pattern == "" {
 			a.noRoute(w, r, mux)
 			return

@@ -51,6 +51,17 @@ func newDebugServer(lc fx.Lifecycle, addr string, log *zap.Logger) {
 		log, func(context.Context) error { return srv.Close() })
 }
 
+// newMetricsServer serves h at /metrics on addr (MetricsModule).
+func newMetricsServer(lc fx.Lifecycle, addr string, h http.Handler, log *zap.Logger) {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: Config{}.WithDefaults().ReadHeaderTimeout}
+	serveOn(lc, srv, listenOptions{what: "metrics ",
+		exposed: "the metrics listen on an address other than loopback: anyone who reaches them can read traffic volumes " +
+			"and error rates; set HERALD_METRICS_ADDR to a loopback address such as 127.0.0.1:9464, or firewall it to Prometheus"},
+		log, func(context.Context) error { return srv.Close() })
+}
+
 // listenOptions say how serveOn serves: what it is (a prefix of its log
 // lines), its TLS certificate and key files (both or neither), and what to
 // warn when it serves plain HTTP on an address other than loopback.

@@ -81,3 +81,21 @@ func (r *repos) RenewLeases(ctx context.Context, owner string, ids []domain.Mess
 	}
 	return nil
 }
+
+// QueueStats counts the messages waiting to be sent (queued or sending,
+// with a due time) and finds the earliest due time among them.
+func (r *repos) QueueStats(ctx context.Context) (ports.QueueStats, error) {
+	defer r.enter(ctx)()
+	var s ports.QueueStats
+	for id, q := range r.st.queue {
+		m, ok := r.st.messages[id]
+		if !ok || (m.Status != domain.StatusQueued && m.Status != domain.StatusSending) {
+			continue
+		}
+		s.Depth++
+		if s.OldestDue.IsZero() || q.due.Before(s.OldestDue) {
+			s.OldestDue = q.due
+		}
+	}
+	return s, nil
+}

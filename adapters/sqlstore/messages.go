@@ -37,6 +37,7 @@ type messageRow struct {
 	Pricing        nullJSON      `db:"pricing"`
 	CreatedAt      dbTime        `db:"created_at"`
 	UpdatedAt      dbTime        `db:"updated_at"`
+	TraceParent    string        `db:"trace_parent"`
 
 	// The timeline: when the message first reached each status
 	// (domain.Message.ReachedAt), written with the message, never read
@@ -49,7 +50,7 @@ type messageRow struct {
 
 const messageColumns = `id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name,
 language, header_format, variables, media_header_url, media_filename, parameters, rendered_body, status, history, provider_id,
-wa_id, failure_code, failure_title, failure_herald_code, pricing, created_at, updated_at`
+wa_id, failure_code, failure_title, failure_herald_code, pricing, created_at, updated_at, trace_parent`
 
 // messageTimelineColumns are written with every write of a message (a claim
 // only adds sending, which no timeline column records) and read only by
@@ -129,7 +130,7 @@ func toMessageRow(m domain.Message) (messageRow, error) {
 		HeaderFormat: m.HeaderFormat.String(), Variables: vars, MediaHeaderURL: m.MediaHeaderURL,
 		MediaFilename: m.MediaFilename, RenderedBody: m.RenderedBody, Status: m.Status.String(), History: histJSON,
 		ProviderID: nullString(m.ProviderID), WaID: m.WaID, Pricing: pricing,
-		CreatedAt: newDBTime(m.CreatedAt), UpdatedAt: newDBTime(m.UpdatedAt),
+		CreatedAt: newDBTime(m.CreatedAt), UpdatedAt: newDBTime(m.UpdatedAt), TraceParent: m.TraceParent,
 		SentAt: reachedAt(m, domain.StatusSent), DeliveredAt: reachedAt(m, domain.StatusDelivered),
 		ReadAt: reachedAt(m, domain.StatusRead), FailedAt: reachedAt(m, domain.StatusFailed),
 	}
@@ -188,6 +189,7 @@ func (r messageRow) toDomain() (domain.Message, error) {
 		TemplateName: r.TemplateName, Language: r.Language, HeaderFormat: header, Variables: vars,
 		MediaHeaderURL: r.MediaHeaderURL, MediaFilename: r.MediaFilename, Values: values, RenderedBody: r.RenderedBody, Status: status, History: history,
 		ProviderID: string(r.ProviderID), WaID: r.WaID, Pricing: pricing, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
+		TraceParent: r.TraceParent,
 	}
 	if r.FailureCode.Valid {
 		m.Failure = &domain.Failure{Code: int(r.FailureCode.Int64), Title: string(r.FailureTitle),
@@ -202,7 +204,7 @@ func (s *Store) CreateMessages(ctx context.Context, ms ...domain.Message) error 
 	const q = `INSERT INTO messages (` + messageColumns + `, ` + messageTimelineColumns + `, due_at, attempts)
 VALUES (:id, :workspace_id, :campaign_id, :contact_id, :key_id, :mode, :phone_number, :template_name,
 :language, :header_format, :variables, :media_header_url, :media_filename, :parameters, :rendered_body, :status, :history,
-:provider_id, :wa_id, :failure_code, :failure_title, :failure_herald_code, :pricing, :created_at, :updated_at, :sent_at, :delivered_at, :read_at, :failed_at,
+:provider_id, :wa_id, :failure_code, :failure_title, :failure_herald_code, :pricing, :created_at, :updated_at, :trace_parent, :sent_at, :delivered_at, :read_at, :failed_at,
 :created_at, 0)`
 	if len(ms) == 0 {
 		return nil

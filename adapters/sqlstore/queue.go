@@ -109,3 +109,23 @@ func (s *Store) RenewLeases(ctx context.Context, owner string, ids []domain.Mess
 		return nil
 	})
 }
+
+// QueueStats counts the messages waiting to be sent and finds the earliest
+// due time among them, through the queue's partial index on due_at: the
+// cost grows with the queue, not with the messages table.
+func (s *Store) QueueStats(ctx context.Context) (ports.QueueStats, error) {
+	const q = `SELECT COUNT(*) AS depth, MIN(due_at) AS oldest FROM messages
+WHERE due_at IS NOT NULL AND status IN ('queued', 'sending')`
+	var row struct {
+		Depth  int      `db:"depth"`
+		Oldest nullTime `db:"oldest"`
+	}
+	if err := s.get(ctx, &row, q, map[string]any{}); err != nil {
+		return ports.QueueStats{}, s.fail("queue stats", err, nil)
+	}
+	st := ports.QueueStats{Depth: row.Depth}
+	if row.Oldest.Valid {
+		st.OldestDue = row.Oldest.T.time()
+	}
+	return st, nil
+}

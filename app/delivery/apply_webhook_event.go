@@ -44,6 +44,7 @@ type WebhookReport struct {
 	Failed []string
 
 	changes    []webhookTemplateChange // logged once they have committed
+	reported   []time.Time             // Meta's timestamps of the statuses applied, for the lag
 	categories []webhookCategoryChange
 	foreign    map[string]int // items per business number not Herald's
 }
@@ -115,6 +116,8 @@ func (h *ApplyWebhookEventHandler) Apply(ctx context.Context, ev domain.WebhookE
 			// event; the second try finds it.
 			rep, err = h.apply(ctx, ev)
 		}
+		h.obs.Metrics().WebhookApplied(err, lags(rep.reported, h.clock.Now()))
+		rep.reported = nil
 		if err != nil {
 			if _, uerr := h.events.UpdateWebhookEvent(context.WithoutCancel(ctx), ev.ID, func(e *domain.WebhookEvent) error {
 				e.Failed(err.Error())
@@ -252,6 +255,9 @@ func (h *ApplyWebhookEventHandler) apply(ctx context.Context, ev domain.WebhookE
 		})
 		if err == nil {
 			rep.add(part)
+			for _, st := range batch.Statuses {
+				rep.reported = append(rep.reported, st.At)
+			}
 			return rep, nil
 		}
 		if failedAt < 0 || !itemFault(err) {
@@ -515,4 +521,18 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 			"opted_out", action == domain.OptOut, "contacts", len(contacts))
 	}
 	return nil
+}
+
+// lags are the times from each of Meta's timestamps to now.
+func lags(reported []time.Time, now time.Time) []time.Duration {
+	if len(reported) == 0 {
+		return nil
+	}
+	out := make([]time.Duration, 0, len(reported))
+	for _, at := range reported {
+		if !at.IsZero() {
+			out = append(out, now.Sub(at))
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,8 @@ type Dispatcher struct {
 	cfg      Config
 	owner    string
 	log      *usecase.Logger
+	obs      *usecase.Observer
+	metrics  ports.Metrics
 	inFlight sync.WaitGroup
 
 	mu         sync.Mutex
@@ -52,7 +55,7 @@ func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, optOuts ports.
 	senders Senders, clock ports.Clock, ids ports.IDGenerator, emit *usecase.Events, wake *Wakeup, cfg Config, obs *usecase.Observer) *Dispatcher {
 	d := &Dispatcher{queue: queue, tx: tx, optOuts: optOuts, camps: camps, senders: senders, clock: clock, emit: emit, wake: wake,
 		cfg: cfg.WithDefaults(), owner: ids.NewID("dsp"), log: obs.Logger("dispatcher"),
-		leased: map[domain.MessageID]struct{}{}}
+		obs: obs, metrics: obs.Metrics(), leased: map[domain.MessageID]struct{}{}}
 	d.pacer = newPacer(d.cfg.LiveMPS)
 	return d
 }
@@ -177,6 +180,10 @@ func (d *Dispatcher) Wait() { d.inFlight.Wait() }
 
 func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 	m := c.Message
+	ctx, span := d.obs.StartLinkedSpan(ctx, "dispatch.send", m.TraceParent, "herald.message_id", string(m.ID),
+		"herald.mode", m.Mode.String(), "herald.attempt", strconv.Itoa(c.Attempt))
+	var spanErr error
+	defer func() { span.End(spanErr) }()
 	defer func() {
 		d.mu.Lock()
 		delete(d.leased, m.ID)
@@ -209,6 +216,7 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 		failure = oe.failure
 		d.log.Info("not sent: the recipient opted out", "message_id", string(m.ID))
 	case err != nil:
+		spanErr = err
 		var se *ports.SendError
 		if !errors.As(err, &se) {
 			se = &ports.SendError{Class: ports.ClassRetryable, Err: err}
@@ -354,9 +362,11 @@ func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResu
 			d.mu.Unlock()
 			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, RetryAfter: wait, Err: err}
 		}
+		waitStart := time.Now()
 		if err := d.pacer.Wait(ctx); err != nil {
 			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Err: err}
 		}
+		d.metrics.PacingWait(time.Since(waitStart))
 	}
 	// Right before the call: a contact who opted out since the message was
 	// claimed (their opt-out failed what was still waiting, but not this
@@ -368,8 +378,10 @@ func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResu
 		return ports.SendResult{}, &optedOutError{failure: f}
 	}
 	callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	callStart := time.Now()
 	res, err := sender.Send(callCtx, ports.OutboundFor(m))
 	cancel()
+	d.metrics.ProviderCall(senderName(live), callOutcome(err), time.Since(callStart))
 	if !live {
 		return res, err
 	}
@@ -391,4 +403,25 @@ func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResu
 		}
 	}
 	return res, err
+}
+
+// senderName names a sender in metrics: live is Meta's Cloud API.
+func senderName(live bool) string {
+	if live {
+		return "live"
+	}
+	return "sandbox"
+}
+
+// callOutcome is a send call's outcome in metrics: ok, or its failure's
+// class.
+func callOutcome(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	var se *ports.SendError
+	if errors.As(err, &se) && se.Class != "" {
+		return string(se.Class)
+	}
+	return string(ports.ClassRetryable)
 }

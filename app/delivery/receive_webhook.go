@@ -96,6 +96,7 @@ func (h *ReceiveWebhookHandler) Handle(ctx context.Context, cmd ReceiveWebhook) 
 			return ReceiveWebhookResult{}, err
 		}
 		res := ReceiveWebhookResult{Event: stored, Duplicate: !created, Applied: stored.AppliedAt != nil}
+		h.obs.Metrics().WebhookReceived(res.Duplicate)
 		if res.Applied {
 			return res, nil
 		}

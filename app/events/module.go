@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/ports"
 )
 
@@ -18,8 +19,22 @@ import (
 // *usecase.Observer.
 var Module = fx.Options(
 	fx.Provide(NewWakeup, NewWorker, NewRetention),
-	fx.Decorate(func(tx ports.Transactor, w *Wakeup) ports.Transactor { return WakeOnCommit(tx, w) }),
+	fx.Decorate(decorateTx),
 )
+
+type txParams struct {
+	fx.In
+	Tx   ports.Transactor
+	Wake *Wakeup
+	Obs  *usecase.Observer `optional:"true"`
+}
+
+// decorateTx is the one decoration of the Transactor (fx allows one per
+// type): transactions are observed (spans, latency, after-commit hooks;
+// usecase.ObserveTx), and those that append events wake the worker.
+func decorateTx(p txParams) ports.Transactor {
+	return WakeOnCommit(usecase.ObserveTx(p.Tx, p.Obs), p.Wake)
+}
 
 // WorkersModule runs the delivery worker and the purge while the server
 // runs. On stop the worker stops claiming; attempts cut short are not

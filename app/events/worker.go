@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
@@ -39,6 +40,7 @@ type Worker struct {
 	wake   *Wakeup
 	cfg    Config
 	log    *usecase.Logger
+	obs    *usecase.Observer
 	random func() float64 // in [0, 1), spreads retry delays
 
 	inFlight sync.WaitGroup
@@ -73,7 +75,7 @@ func NewWorker(queue ports.DeliveryQueue, events ports.EventRepository, poster p
 	ids ports.IDGenerator, wake *Wakeup, cfg Config, obs *usecase.Observer) *Worker {
 	cfg = cfg.WithDefaults()
 	return &Worker{queue: queue, events: events, poster: poster, clock: clock, ids: ids, wake: wake, cfg: cfg,
-		log: obs.Logger("events"), random: rand.Float64,
+		log: obs.Logger("events"), obs: obs, random: rand.Float64,
 		slots: make(chan struct{}, cfg.Concurrency), freed: make(chan struct{}, 1)}
 }
 
@@ -189,6 +191,10 @@ func (w *Worker) claim(ctx context.Context, limit int) (int, error) {
 
 // attempt posts one claimed delivery and records what came of it.
 func (w *Worker) attempt(ctx context.Context, owner string, c ports.ClaimedDelivery) {
+	ctx, span := w.obs.StartSpan(ctx, "event.deliver", "herald.event_id", string(c.Event.ID),
+		"herald.event_type", c.Event.Type.String(), "herald.endpoint_id", string(c.Endpoint.ID), "herald.attempt", strconv.Itoa(c.Attempt))
+	var spanErr error
+	defer func() { span.End(spanErr) }()
 	at := w.clock.Now()
 	req := ports.WebhookRequest{URL: c.Endpoint.URL, ID: c.Event.ID, Timestamp: at,
 		Signature: domain.SignWebhook(c.Endpoint.Secrets, c.Event.ID, at, c.Event.Body), Body: c.Event.Body}
@@ -200,7 +206,10 @@ func (w *Worker) attempt(ctx context.Context, owner string, c ports.ClaimedDeliv
 		Duration: res.Duration, ResponseHead: res.ResponseHead}
 	if err != nil {
 		a.Status, a.Error = 0, err.Error()
+		spanErr = err
 	}
+	w.obs.Metrics().EventDelivery(attemptResult(a.Status), res.Duration)
+	span.Set("http.response.status_code", strconv.Itoa(a.Status))
 	rec := ports.AttemptRecord{Owner: owner, Attempt: c.Attempt, DeliveryAttempt: a}
 	rec.State, rec.RetryAt = w.next(a, c.Attempt)
 	out := w.record(ctx, rec)
@@ -251,11 +260,26 @@ func (w *Worker) recordBatch(ctx context.Context) {
 		recs[i] = p.rec
 	}
 	recCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	// The rule may run more than once for a record (on the endpoint as the
+	// store finds it each time): the last run says whether this record's
+	// attempt disabled the endpoint.
+	type delivery struct {
+		event    domain.EventID
+		endpoint domain.WebhookEndpointID
+	}
+	disabled := map[delivery]bool{}
 	out, err := w.queue.RecordAttempts(recCtx, recs, func(r ports.AttemptRecord, e *domain.WebhookEndpoint) error {
-		e.RecordAttempt(r.Status, r.At, w.cfg.DisableAfter)
+		disabled[delivery{r.Event, r.Endpoint}] = e.RecordAttempt(r.Status, r.At, w.cfg.DisableAfter)
 		return nil
 	})
 	cancel()
+	if err == nil {
+		for i, r := range recs {
+			if disabled[delivery{r.Event, r.Endpoint}] && out[i].Err == nil {
+				w.obs.Metrics().EndpointDisabled()
+			}
+		}
+	}
 	for i, p := range batch {
 		if err != nil {
 			p.done <- ports.AttemptOutcome{Err: err}
@@ -288,4 +312,20 @@ func (w *Worker) next(a domain.DeliveryAttempt, n int) (domain.DeliveryState, ti
 		return domain.DeliveryGivenUp, time.Time{}
 	}
 	return domain.DeliveryPending, a.At.Add(a.Duration).Add(delay)
+}
+
+// attemptResult is an attempt's result in metrics: its status's class, or
+// error when no answer came (status 0).
+func attemptResult(status int) string {
+	switch {
+	case status >= 200 && status < 300:
+		return "2xx"
+	case status >= 300 && status < 400:
+		return "3xx"
+	case status >= 400 && status < 500:
+		return "4xx"
+	case status >= 500 && status < 600:
+		return "5xx"
+	}
+	return "error"
 }

@@ -18,13 +18,22 @@ import (
 // is the change's own. A nil *Events writes nothing: a unit test of other
 // behaviour may leave it out; app.Module always provides one.
 type Events struct {
-	ids    ports.IDGenerator
-	render ports.EventRenderer
+	ids     ports.IDGenerator
+	render  ports.EventRenderer
+	metrics ports.Metrics
 }
 
 // NewEvents builds the writer of events.
 func NewEvents(ids ports.IDGenerator, render ports.EventRenderer) *Events {
-	return &Events{ids: ids, render: render}
+	return &Events{ids: ids, render: render, metrics: ports.NoMetrics{}}
+}
+
+// WithMetrics returns a copy of e that also counts each message reaching
+// a status (ports.Metrics.MessageStatus) once its transaction commits.
+func (e *Events) WithMetrics(m ports.Metrics) *Events {
+	c := *e
+	c.metrics = m
+	return &c
 }
 
 // Message writes the event of m reaching its status, when its status is
@@ -41,6 +50,10 @@ func (e *Events) Message(ctx context.Context, w ports.EventWriter, before domain
 	t, ok := domain.EventTypeForStatus(m.Status)
 	if !ok {
 		return nil
+	}
+	if e.metrics != nil {
+		mode, status, failure := m.Mode, m.Status, m.Failure
+		AfterCommit(ctx, func() { e.metrics.MessageStatus(mode, status, failure) })
 	}
 	data, err := e.render.RenderMessage(m)
 	if err != nil {

@@ -15,14 +15,32 @@ import (
 // never logs inputs: template variables and phone numbers are personal data.
 // This file is the only one of app's packages, besides their module.go
 // files, that knows zap (test/arch_test.go checks it).
-type Observer struct{ log *zap.Logger }
+//
+// It also carries what the app counts (Metrics) and traces (trace.go) with:
+// nothing unless the server was given a metrics port or a tracer provider
+// (WithTelemetry).
+type Observer struct {
+	log     *zap.Logger
+	metrics ports.Metrics
+	tracing tracing
+}
 
-// NewObserver returns an observer logging to log; nil logs nothing.
+// NewObserver returns an observer logging to log; nil logs nothing. It
+// counts and traces nothing.
 func NewObserver(log *zap.Logger) *Observer {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Observer{log: log.Named("app")}
+	return &Observer{log: log.Named("app"), metrics: ports.NoMetrics{}, tracing: noTracing()}
+}
+
+// Metrics is what the app counts with: never nil (a nil observer's counts
+// nothing).
+func (o *Observer) Metrics() ports.Metrics {
+	if o == nil || o.metrics == nil {
+		return ports.NoMetrics{}
+	}
+	return o.metrics
 }
 
 // Observe runs fn as the use case name and logs the outcome on o (nil logs
@@ -30,7 +48,9 @@ func NewObserver(log *zap.Logger) *Observer {
 // else at error.
 func Observe[R any](ctx context.Context, o *Observer, name string, fn func(context.Context) (R, error)) (R, error) {
 	start := time.Now()
+	ctx, span := o.StartSpan(ctx, name)
 	r, err := fn(ctx)
+	span.End(err)
 	if o == nil {
 		return r, err
 	}

@@ -26,6 +26,7 @@ import (
 type Config struct {
 	Addr                 string
 	DebugAddr            string
+	MetricsAddr          string
 	DatabaseURL          string
 	DatabaseMaxOpenConns int
 	WhatsAppAPIURL       string
@@ -237,6 +238,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 	return []setting{
 		mk("addr", "HERALD_ADDR", "127.0.0.1:8080", "listen address (port 0 picks a free port)", false, addr(&c.Addr)),
 		mk("debug-addr", "HERALD_DEBUG_ADDR", "", "address of the profiler (net/http/pprof), e.g. 127.0.0.1:6060; keep it on loopback; empty is off", false, optionalAddr(&c.DebugAddr)),
+		mk("metrics-addr", "HERALD_METRICS_ADDR", "", "address of the Prometheus metrics (GET /metrics), e.g. 127.0.0.1:9464; keep it on loopback or a network only Prometheus reaches; empty is off", false, optionalAddr(&c.MetricsAddr)),
 		mk("database-url", "HERALD_DATABASE_URL", "sqlite:herald.db", "sqlite:PATH or postgres://…", true, database(&c.DatabaseURL)),
 		mk("database-max-open-conns", "HERALD_DATABASE_MAX_OPEN_CONNS", "0", "database pool size; 0 picks 8 for SQLite, 20 for PostgreSQL", false, num(&c.DatabaseMaxOpenConns, 0, 1000)),
 		mk("whatsapp-api-url", "HERALD_WHATSAPP_API_URL", "https://graph.facebook.com/v24.0", "Cloud API base, version included", false, baseURL(&c.WhatsAppAPIURL)),

@@ -12,6 +12,7 @@ import (
 	"github.com/heraldhq/herald/adapters/dashboard"
 	"github.com/heraldhq/herald/adapters/httpapi"
 	"github.com/heraldhq/herald/adapters/media"
+	"github.com/heraldhq/herald/adapters/metrics"
 	"github.com/heraldhq/herald/adapters/sandbox"
 	"github.com/heraldhq/herald/adapters/sqlstore"
 	"github.com/heraldhq/herald/adapters/system"
@@ -109,6 +110,7 @@ func appOptions(cfg *Config, logOut io.Writer) (fx.Option, error) {
 		events.WorkersModule,       // attempts cut short by the stop are tried again after their lease
 		delivery.WorkersModule,     // stops first: sends in flight finish, the rest are released
 		debugServer(cfg.DebugAddr), // listening before the API, for profiling its start
+		metricsServer(cfg.MetricsAddr),
 		fx.Invoke(func(*http.Server) {}),
 	), nil
 }
@@ -119,6 +121,15 @@ func debugServer(addr string) fx.Option {
 		return fx.Options()
 	}
 	return httpapi.DebugModule(addr)
+}
+
+// metricsServer counts what the server does and serves it to Prometheus
+// when its address is set; otherwise nothing is counted.
+func metricsServer(addr string) fx.Option {
+	if addr == "" {
+		return fx.Options()
+	}
+	return fx.Options(metrics.Module, httpapi.MetricsModule(addr))
 }
 
 // whatsApp is the Cloud API adapter's part of the configuration.

@@ -114,7 +114,7 @@ func TestServerStartsAndStops(t *testing.T) {
 }
 
 // listeningAddr finds the address in the server's JSON "listening" line.
-func listeningAddr(t *testing.T, logs string) string {
+func listeningAddr(t testing.TB, logs string) string {
 	t.Helper()
 	for line := range strings.Lines(logs) {
 		var l struct{ Msg, Addr string }

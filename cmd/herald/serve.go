@@ -41,6 +41,11 @@ func serve(e *env) error {
 	if err != nil {
 		return err
 	}
+	traces, err := tracing(e.getenv, e.stderr)
+	if err != nil {
+		return err
+	}
+	opts = fx.Options(opts, traces)
 	gogc := setGCPercent(e.getenv)
 	var (
 		log  *zap.Logger

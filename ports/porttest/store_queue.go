@@ -26,6 +26,7 @@ var queueTests = []storeTest{
 	{"ReleaseStaleAttempt", testQueueReleaseStaleAttempt},
 	{"Renew", testQueueRenew},
 	{"DocumentNameSurvivesClaim", testQueueDocumentNameSurvivesClaim},
+	{"Stats", testQueueStats},
 }
 
 const lease = time.Minute
@@ -338,4 +339,52 @@ func testQueueRenew(t *testing.T, s Store) {
 	mustClaimNone(t, s, claim("b", now.Add(lease+time.Second)), m)
 	mustClaimNone(t, s, claim("b", until.Add(-time.Second)), m)
 	mustClaimOne(t, s, claim("b", until.Add(time.Second)), m, 2)
+}
+
+// QueueStats counts a new message as waiting, and no longer once it is
+// released for good; its due time bounds the oldest. Earlier cases' messages
+// may still wait, so the case checks what changed.
+func testQueueStats(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	before, err := s.QueueStats(f.ctx)
+	if err != nil {
+		t.Fatalf("QueueStats: %v", err)
+	}
+	m := f.message(f.campaign(), f.contact())
+	during, err := s.QueueStats(f.ctx)
+	if err != nil {
+		t.Fatalf("QueueStats: %v", err)
+	}
+	if during.Depth != before.Depth+1 {
+		t.Fatalf("depth %d after a message was accepted, want %d", during.Depth, before.Depth+1)
+	}
+	if during.OldestDue.IsZero() || during.OldestDue.After(m.CreatedAt) {
+		t.Errorf("oldest due %v, want at or before the new message's %v", during.OldestDue, m.CreatedAt)
+	}
+	now := Now()
+	mustClaimOne(t, s, claim("a", now), m, 1)
+	if st, _ := s.QueueStats(f.ctx); st.Depth != during.Depth {
+		t.Errorf("depth %d while the message is being sent, want %d (still waiting for its outcome)", st.Depth, during.Depth)
+	}
+	if err := s.ReleaseMessage(f.ctx, m.ID, "a", 1, nil); err != nil {
+		t.Fatalf("ReleaseMessage: %v", err)
+	}
+	// Released for good, but its status is still sending until the
+	// outcome is recorded: mark it sent as the dispatcher would.
+	if _, err := s.UpdateMessage(f.ctx, m.Workspace, m.ID, func(m *domain.Message) error {
+		m.Advance(domain.StatusSent, now, nil)
+		return nil
+	}); err != nil {
+		t.Fatalf("UpdateMessage: %v", err)
+	}
+	after, err := s.QueueStats(f.ctx)
+	if err != nil {
+		t.Fatalf("QueueStats: %v", err)
+	}
+	if after.Depth != before.Depth {
+		t.Errorf("depth %d after the message was sent, want %d", after.Depth, before.Depth)
+	}
+	if after.Depth == 0 && !after.OldestDue.IsZero() {
+		t.Errorf("an empty queue's oldest due is %v, want zero", after.OldestDue)
+	}
 }
