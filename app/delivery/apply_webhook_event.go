@@ -174,6 +174,7 @@ func (h *ApplyWebhookEventHandler) storeAndApply(ctx context.Context, ev domain.
 	items := h.items(batch, ev.ReceivedAt, now)
 	applied := ev
 	applied.Applied(now)
+	ctx, span := h.obs.StartSpan(ctx, "apply_webhook_event")
 	err = h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
 		rep = WebhookReport{Skipped: slices.Clone(batch.Skipped), foreign: foreign}
 		var err error
@@ -198,12 +199,20 @@ func (h *ApplyWebhookEventHandler) storeAndApply(ctx context.Context, ev domain.
 		})
 		return err
 	})
+	// A failure here is not the call's: the careful path takes it over and
+	// has its own span.
+	span.End(nil)
 	if err != nil {
 		return domain.WebhookEvent{}, false, WebhookReport{}, false
 	}
 	if !created && stored.AppliedAt != nil {
 		return stored, false, WebhookReport{}, true
 	}
+	for _, st := range batch.Statuses {
+		rep.reported = append(rep.reported, st.At)
+	}
+	h.obs.Metrics().WebhookApplied(nil, lags(rep.reported, h.clock.Now()))
+	rep.reported = nil
 	for _, f := range batch.Errors {
 		h.log.Warn("WhatsApp reported an error for the business number", "event_id", string(stored.ID),
 			"code", f.Code, "title", f.Title)

@@ -80,6 +80,7 @@ func (h *ReceiveWebhookHandler) Handle(ctx context.Context, cmd ReceiveWebhook) 
 		ev := domain.NewWebhookEvent(domain.WebhookEventID(h.ids.NewID(domain.PrefixWebhookEvent)),
 			cmd.Body, hex.EncodeToString(sum[:]), h.clock.Now())
 		if stored, created, rep, ok := h.apply.storeAndApply(ctx, ev); ok {
+			h.obs.Metrics().WebhookReceived(!created)
 			return ReceiveWebhookResult{Event: stored, Duplicate: !created, Applied: true, Report: rep}, nil
 		}
 		// The request's time may have run out in that transaction: the event
