@@ -78,6 +78,11 @@ type Failure struct {
 	HeraldCode Code
 }
 
+// MetaOutsideWindowCode is Meta's error for a session message sent
+// outside the customer-service window ("Re-engagement message"): Herald
+// records it as outside_service_window.
+const MetaOutsideWindowCode = 131047
+
 // Pricing is how Meta charges for a message, as its status events report
 // it: the pricing model (PMP, or CBP before July 2025), the type (regular,
 // free_customer_service, free_entry_point) and the category (marketing,
@@ -180,6 +185,9 @@ func (m *Message) Advance(status MessageStatus, at time.Time, failure *Failure) 
 		m.Status = StatusFailed
 		if failure != nil {
 			f := *failure
+			if f.Code == MetaOutsideWindowCode && f.HeraldCode == "" {
+				f.HeraldCode = CodeOutsideServiceWindow
+			}
 			m.Failure = &f
 		}
 	case status.rank() > m.Status.rank():

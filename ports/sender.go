@@ -22,6 +22,11 @@ type OutboundMessage struct {
 	MediaHeaderURL string
 	MediaFilename  string // a document header's file name, shown to the recipient
 	Variables      []string
+	// Session messages: the content, the wamid quoted, and Meta's ids of
+	// the Herald media the content names (by Herald's id).
+	Session  *domain.SessionContent
+	ReplyTo  string
+	MediaIDs map[string]string
 }
 
 // SendResult is the provider's acceptance of a message.

@@ -59,7 +59,7 @@ type errorResponse struct {
 // Send posts m's template payload and returns Meta's wamid and wa_id, or a
 // *ports.SendError with the class, code and title of the failure.
 func (c *Client) Send(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
-	body, err := json.Marshal(m.Payload())
+	body, err := json.Marshal(m.Body())
 	if err != nil {
 		return ports.SendResult{}, &ports.SendError{Class: ports.ClassPermanent, Err: err}
 	}
