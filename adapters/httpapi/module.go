@@ -38,6 +38,7 @@ type handlerParams struct {
 	fx.In
 	Auth           *app.AuthenticateKeyHandler
 	SendCampaign   *app.SendCampaignMessageHandler
+	SendSession    *app.SendSessionMessageHandler
 	ContactByPhone *app.GetContactByPhoneHandler
 	SyncContact    *app.SyncContactHandler
 	GetMessage     *app.GetMessageHandler
@@ -58,7 +59,7 @@ type handlerParams struct {
 
 func newHandler(p handlerParams) http.Handler {
 	return NewHandler(Deps{
-		Auth: p.Auth, SendCampaign: p.SendCampaign, ContactByPhone: p.ContactByPhone, SyncContact: p.SyncContact,
+		Auth: p.Auth, SendCampaign: p.SendCampaign, SendSession: p.SendSession, ContactByPhone: p.ContactByPhone, SyncContact: p.SyncContact,
 		GetMessage: p.GetMessage, ListMessages: p.ListMessages, ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign,
 		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Webhook: p.Webhook, WebhookVerify: p.WebhookVerify,
 		Store: p.Store, Dispatcher: p.Dispatcher, Dashboard: p.Dashboard, Events: p.Events.deps(),

@@ -15,6 +15,7 @@ import (
 type Deps struct {
 	Auth           *app.AuthenticateKeyHandler
 	SendCampaign   *app.SendCampaignMessageHandler
+	SendSession    *app.SendSessionMessageHandler
 	ContactByPhone *app.GetContactByPhoneHandler
 	SyncContact    *app.SyncContactHandler
 	GetMessage     *app.GetMessageHandler
@@ -54,6 +55,7 @@ type route struct {
 // routes lists every route the API serves, in one place.
 var routes = []route{
 	{"POST /v1/messages/send-campaign", true, (*api).sendCampaign},
+	{"POST /v1/messages", true, (*api).sendSession},
 	{"GET /v1/messages", true, (*api).listMessages},
 	{"GET /v1/messages/{id}", true, (*api).getMessage},
 	// GET /v1/contacts/by-phone/{phone} and GET /v1/contacts/{id}/conversation
