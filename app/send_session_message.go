@@ -134,7 +134,13 @@ func (h *SendSessionMessageHandler) handle(ctx context.Context, cmd SendSessionM
 	case cmd.To != "":
 		var err error
 		if phone, err = domain.ParseWhatsAppNumber(cmd.To); err != nil {
-			return SendSessionMessageResult{}, withParam(err, "to")
+			var de *domain.Error
+			if errors.As(err, &de) {
+				c := *de
+				c.Param = "to"
+				return SendSessionMessageResult{}, &c
+			}
+			return SendSessionMessageResult{}, err
 		}
 	case cmd.ContactID != "":
 		var err error

@@ -262,6 +262,7 @@ var modeMatrix = []modeRow{
 	{"campaign stats", "GET /v1/campaigns/{id}/stats", checkModeCampaign},
 	{"campaign list", "GET /v1/campaigns", checkModeCampaign},
 	{"send", "POST /v1/messages/send-campaign", checkModeSend},
+	{"session message to the other mode's contact", "POST /v1/messages", checkModeSession},
 	{"sync", "POST /v1/contacts/sync", checkModeSync},
 	modeActionRow("webhook endpoint", "GET /v1/webhook-endpoints/{id}", "GET",
 		func(x modeIDs) string { return "/v1/webhook-endpoints/" + x.endpoint }, "", 200, "webhook_endpoint_not_found"),
@@ -575,5 +576,29 @@ func TestModeMatrixCoversEveryKeyedRoute(t *testing.T) {
 	slices.Sort(keyedRoutes)
 	if !slices.Equal(got, keyedRoutes) {
 		t.Errorf("the mode matrix covers %v;\nthe keyed routes are %v", got, keyedRoutes)
+	}
+}
+
+// checkModeSession: a session message to the other mode's contact, by id,
+// answers like one to a missing contact; the owner's key reaches it once
+// the contact has written.
+func checkModeSession(t *testing.T, f *modeFixture) {
+	body := func(contact string) string { return withRecipient(sessionBodies["text"], "contactId", contact) }
+	for _, d := range f.directions() {
+		check := func() {
+			theirs, theirsRaw := f.e.do(t, "POST", sessionURL, f.e.keyed(d.viewer.key), body(d.owner.contact))
+			missing, missingRaw := f.e.do(t, "POST", sessionURL, f.e.keyed(d.viewer.key), body(f.missing.contact))
+			assertLooksMissing(t, "contact_not_found", d.name+" session to "+d.owner.contact, theirs, theirsRaw,
+				"missing "+f.missing.contact, missing, missingRaw)
+		}
+		if d.viewer == f.test {
+			f.asTest(t, check)
+		} else {
+			check()
+		}
+	}
+	f.e.wrote(t, f.test.key, f.test.contact, time.Now().Add(-time.Minute))
+	if res, got := f.e.do(t, "POST", sessionURL, f.e.keyed(f.test.key), body(f.test.contact)); res.StatusCode != 202 {
+		t.Errorf("the owner's session message: %d %s", res.StatusCode, got)
 	}
 }

@@ -611,7 +611,10 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{}) // refuses every call
 	h := httpapi.NewHandler(httpapi.Deps{Store: specPinger{},
 		Webhook:       delivery.NewReceiveWebhookHandler(hooks, nil, nil, nil, nil, nil),
-		WebhookVerify: delivery.NewVerifyWebhookSubscriptionHandler(hooks, nil)}, httpapi.Config{}, nil)
+		WebhookVerify: delivery.NewVerifyWebhookSubscriptionHandler(hooks, nil)},
+		// One request per route without a key: more than the default
+		// allowance of failed authentications per address.
+		httpapi.Config{AuthFailuresPerMinute: 1000}, nil)
 	// Without a key /v1 answers 401; Meta's webhook routes refuse what
 	// Meta did not sign or verify.
 	unkeyed := map[string]int{"GET /v1/webhooks/whatsapp": http.StatusForbidden, "POST /v1/webhooks/whatsapp": http.StatusUnauthorized}
@@ -655,6 +658,7 @@ func TestSpecCheckRejectsDrift(t *testing.T) {
 	message := map[string]any{"id": msgID, "status": "failed", "campaignId": cmpID, "contactId": ctcID,
 		"phoneNumber": "+14155552671", "mode": "test", "templateName": "welcome", "language": "en_US",
 		"renderedBody": "Hi", "mediaHeaderUrl": nil, "mediaHeaderFilename": nil, "providerMessageId": nil, "waId": nil, "pricing": nil,
+		"kind": "template", "type": nil, "replyTo": nil,
 		"error":     map[string]any{"code": 131026, "title": "Message undeliverable", "heraldCode": nil},
 		"history":   []any{map[string]any{"status": "queued", "at": "2026-11-22T10:00:00Z"}},
 		"createdAt": "2026-11-22T10:00:00Z", "updatedAt": "2026-11-22T10:00:01Z"}

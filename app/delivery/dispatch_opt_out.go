@@ -33,8 +33,8 @@ func (d *Dispatcher) optOut(ctx context.Context, m domain.Message) (*domain.Fail
 		return nil, nil
 	}
 	var cat domain.TemplateCategory
-	if !st.OptedOut && m.IsSession() {
-		return nil, nil // stopping marketing stops templates only
+	if m.IsSession() {
+		return st.SessionFailure(), nil // stopping marketing stops templates only
 	}
 	if !st.OptedOut {
 		camp, err := d.camps.GetCampaign(ctx, m.Workspace, m.CampaignID)
