@@ -10,8 +10,8 @@ import (
 	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
-	"github.com/heraldhq/herald/ports/porttest"
 	"github.com/heraldhq/herald/ports/portsmock"
+	"github.com/heraldhq/herald/ports/porttest"
 )
 
 // sendSession accepts a text session message to phone, whose contact
