@@ -221,9 +221,9 @@ func TestSessionMessageReplyTo(t *testing.T) {
 	phone := "+14155550151"
 	id := e.contactFor(t, e.key, phone)
 	e.wrote(t, e.key, id, time.Now().Add(-time.Minute))
-	res, body := e.do(t, "POST", sendURL, e.keyed(e.key), sendBody(phone, e.active, "Ana", "1"))
+	_, body := e.do(t, "POST", sendURL, e.keyed(e.key), sendBody(phone, e.active, "Ana", "1"))
 	queued := decode[map[string]any](t, body)["id"].(string)
-	res, body = e.do(t, "POST", sessionURL, e.keyed(e.key), `{"to":"`+phone+`","replyTo":"`+queued+`",`+sessionBodies["text"][1:])
+	res, body := e.do(t, "POST", sessionURL, e.keyed(e.key), `{"to":"`+phone+`","replyTo":"`+queued+`",`+sessionBodies["text"][1:])
 	if res.StatusCode != 422 || !strings.Contains(body, `"param":"replyTo"`) || !strings.Contains(body, "has not reached WhatsApp yet") {
 		t.Fatalf("quoting a queued message: %d %s", res.StatusCode, body)
 	}
@@ -238,7 +238,7 @@ func TestSessionMessageReplyTo(t *testing.T) {
 		t.Fatalf("quoting a sent message: %d %s", res.StatusCode, body)
 	}
 	res, body = e.do(t, "GET", "/v1/messages/"+decode[map[string]any](t, body)["id"].(string), e.keyed(e.key), "")
-	if decode[map[string]any](t, body)["replyTo"] != "wamid.SENT1" {
+	if res.StatusCode != 200 || decode[map[string]any](t, body)["replyTo"] != "wamid.SENT1" {
 		t.Fatalf("replyTo kept: %s", body)
 	}
 	res, body = e.do(t, "POST", sessionURL, e.keyed(e.key), `{"to":"`+phone+`","type":"reaction","reaction":{"messageId":"`+queued+`","emoji":"👍"}}`)
