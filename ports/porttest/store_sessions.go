@@ -1,6 +1,7 @@
 package porttest
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -12,6 +13,36 @@ import (
 var sessionMessageTests = []storeTest{
 	{"RoundTrip", testSessionMessageRoundTrip},
 	{"LastInbound", testSessionMessageLastInbound},
+	{"InboundEntryByWamid", testInboundEntryByWamid},
+}
+
+// An inbound entry is found by its wamid in its workspace and mode only;
+// an outbound entry, another mode's or another workspace's is not found.
+func testInboundEntryByWamid(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	ct := f.contact()
+	in := NewInboundEntry(ct, "Can I change the address?") // live, as Meta's are
+	if err := s.AppendEntries(f.ctx, in); err != nil {
+		t.Fatalf("AppendEntries: %v", err)
+	}
+	got, err := s.GetInboundEntry(f.ctx, f.ws, domain.ModeLive, in.ProviderID)
+	if err != nil {
+		t.Fatalf("GetInboundEntry: %v", err)
+	}
+	mustEqual(t, "inbound entry", in, got)
+	for name, find := range map[string]func() error{
+		"another mode": func() error { _, err := s.GetInboundEntry(f.ctx, f.ws, domain.ModeTest, in.ProviderID); return err },
+		"another workspace": func() error {
+			_, err := s.GetInboundEntry(f.ctx, f.otherWorkspace(), domain.ModeLive, in.ProviderID)
+			return err
+		},
+		"an unknown wamid": func() error { _, err := s.GetInboundEntry(f.ctx, f.ws, domain.ModeLive, NewWamid()); return err },
+		"no wamid":         func() error { _, err := s.GetInboundEntry(f.ctx, f.ws, domain.ModeLive, ""); return err },
+	} {
+		if err := find(); !errors.Is(err, domain.ErrMessageNotFound) {
+			t.Errorf("%s: %v, want message_not_found", name, err)
+		}
+	}
 }
 
 // NewSessionMessage returns a queued session message to ct, of ct's mode,
