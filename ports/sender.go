@@ -41,6 +41,12 @@ type WhatsAppSender interface {
 	Send(ctx context.Context, m OutboundMessage) (SendResult, error)
 }
 
+// ReadMarker marks a contact's message read on WhatsApp (blue ticks),
+// with the typing indicator when typing is set. Senders implement it.
+type ReadMarker interface {
+	MarkRead(ctx context.Context, wamid string, typing bool) error
+}
+
 // SendErrorClass says how a failed send is handled.
 type SendErrorClass string
 

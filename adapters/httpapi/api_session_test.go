@@ -10,6 +10,7 @@ import (
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
+	"github.com/heraldhq/herald/ports/porttest"
 	"github.com/heraldhq/herald/test/fakemeta"
 )
 
@@ -298,4 +299,55 @@ func TestSessionMessageErrors(t *testing.T) {
 	if res.StatusCode != 200 || strings.Count(body, `"kind":"session"`) != 0 {
 		t.Fatalf("a refused request stored a message: %s", body)
 	}
+}
+
+// inbound stores a message the contact (of key's workspace) wrote, in the
+// contact's mode, and returns its wamid.
+func (e *apiEnv) inbound(t *testing.T, key, contactID string) string {
+	t.Helper()
+	ctx := context.Background()
+	ws := workspaceOf(t, e, key)
+	c, err := e.store.GetContact(ctx, ws, domain.ContactID(contactID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := porttest.NewInboundEntry(c, "Can I change the address?")
+	entry.Mode = c.Mode
+	if err := e.store.AppendEntries(ctx, entry); err != nil {
+		t.Fatal(err)
+	}
+	return entry.ProviderID
+}
+
+// A contact's message is marked read, with the typing indicator when
+// asked, through the sender of the key's mode; an unknown wamid, an
+// outbound message's or another workspace's is not found.
+func TestMarkRead(t *testing.T) {
+	onEveryEngine(t, func(t *testing.T, e *apiEnv) {
+		contact := e.contactFor(t, e.key, "+14155550191")
+		wamid := e.inbound(t, e.key, contact)
+		res, body := e.do(t, "POST", "/v1/messages/"+wamid+"/read", map[string]string{"X-API-KEY": e.key}, "")
+		want := canonical(map[string]any{"providerMessageId": wamid, "contactId": contact, "read": true, "typing": false})
+		if res.StatusCode != 200 || canonicalString(body) != want {
+			t.Fatalf("read: %d %s", res.StatusCode, body)
+		}
+		res, body = e.do(t, "POST", "/v1/messages/"+wamid+"/read", e.keyed(e.key), `{"typing":true}`)
+		if res.StatusCode != 200 || decode[map[string]any](t, body)["typing"] != true {
+			t.Fatalf("read with typing: %d %s", res.StatusCode, body)
+		}
+		for _, id := range []string{"wamid.UNKNOWN", "msg_01j9z3kq7m8n2p4r6t8v0w2y4a"} {
+			res, body = e.do(t, "POST", "/v1/messages/"+id+"/read", e.keyed(e.key), "")
+			if res.StatusCode != 404 || !strings.Contains(body, `"message_not_found"`) {
+				t.Errorf("%s: %d %s", id, res.StatusCode, body)
+			}
+		}
+		res, body = e.do(t, "POST", "/v1/messages/"+wamid+"/read", e.keyed(e.otherKey), "")
+		if res.StatusCode != 404 {
+			t.Errorf("another workspace's message: %d %s", res.StatusCode, body)
+		}
+		res, body = e.do(t, "POST", "/v1/messages/"+wamid+"/read", e.keyed(e.key), `{"typing":"yes"}`)
+		if res.StatusCode != 400 {
+			t.Errorf("bad body: %d %s", res.StatusCode, body)
+		}
+	})
 }

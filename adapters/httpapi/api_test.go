@@ -146,6 +146,7 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 	deps := httpapi.Deps{
 		Auth:         auth,
 		SendCampaign: newSendCampaign(st, app.Config{}),
+		MarkRead:     app.NewMarkReadHandler(st, delivery.Senders{Live: sb, Sandbox: sb}, obs),
 		SendSession: app.NewSendSessionMessageHandler(app.SendSessionDeps{Tx: st, Messages: st, Idempotency: st,
 			Clock: clock, IDs: ids, Obs: obs, LiveSending: true}),
 		ContactByPhone: app.NewGetContactByPhoneHandler(st, obs),

@@ -311,3 +311,34 @@ func unknownNested(body []byte) *decodeError {
 	}
 	return nil
 }
+
+type markReadRequest struct {
+	Typing bool `json:"typing"`
+}
+
+var markReadSpec = bodySpec{fields: []string{"typing"}}
+
+type markedRead struct {
+	ProviderMessageID string `json:"providerMessageId"`
+	ContactID         string `json:"contactId"`
+	Read              bool   `json:"read"`
+	Typing            bool   `json:"typing"`
+}
+
+// markRead answers POST /v1/messages/{id}/read: the contact's message
+// whose wamid is id is marked read, with the typing indicator when the
+// optional body says {"typing": true}.
+func (a *api) markRead(w http.ResponseWriter, r *http.Request) {
+	var in markReadRequest
+	if r.ContentLength != 0 { // the body is optional
+		if !a.decodeBody(w, r, markReadSpec, &in) {
+			return
+		}
+	}
+	e, err := a.d.MarkRead.Handle(r.Context(), app.MarkRead{Principal: principalFrom(r.Context()), ID: r.PathValue("id"), Typing: in.Typing})
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, markedRead{ProviderMessageID: e.ProviderID, ContactID: string(e.ContactID), Read: true, Typing: in.Typing})
+}

@@ -135,4 +135,15 @@ func (s *Sender) Close() {
 	s.wg.Wait()
 }
 
-var _ ports.WhatsAppSender = (*Sender)(nil)
+// MarkRead accepts a read mark as Meta would: no one is on the other side.
+func (s *Sender) MarkRead(ctx context.Context, wamid string, typing bool) error {
+	if wamid == "" {
+		return &ports.SendError{Class: ports.ClassPermanent, Code: 100, Title: "Invalid parameter"}
+	}
+	return ctx.Err()
+}
+
+var (
+	_ ports.WhatsAppSender = (*Sender)(nil)
+	_ ports.ReadMarker     = (*Sender)(nil)
+)

@@ -47,3 +47,30 @@ func TestSessionMessages(t *testing.T) {
 		t.Fatalf("outside the window: %v", err)
 	}
 }
+
+// MarkRead posts Meta's mark-as-read body (with the typing indicator when
+// asked), which Meta's document accepts; a refusal is a *ports.SendError.
+func TestMarkRead(t *testing.T) {
+	t.Parallel()
+	spec := fakemeta.LoadSpec(t)
+	fake, c := newFake(t)
+	ctx := context.Background()
+	if err := c.MarkRead(ctx, "wamid.IN1", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.MarkRead(ctx, "wamid.IN2", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := fake.Reads(); len(got) != 2 || got[0] != (fakemeta.Read{MessageID: "wamid.IN1"}) || got[1] != (fakemeta.Read{MessageID: "wamid.IN2", Typing: true}) {
+		t.Fatalf("reads %+v", got)
+	}
+	for _, r := range fake.Requests() {
+		if err := spec.Check("MarkMessageRequestPayload", r.Body); err != nil {
+			t.Errorf("request: %v", err)
+		}
+	}
+	var se *ports.SendError
+	if err := c.MarkRead(ctx, "", false); !errors.As(err, &se) || se.Code != 100 {
+		t.Fatalf("no wamid: %v", err)
+	}
+}
