@@ -22,6 +22,17 @@ type CreateCampaign struct {
 	Body           string
 	Footer         string
 	VariableLabels []string
+	// Named, Buttons, Offer and Cards complete a template defined here:
+	// named placeholders, buttons, a limited-time offer, carousel cards.
+	// With an AUTHENTICATION category and an OTP button it is a
+	// one-time-password template.
+	Named   bool
+	Buttons []domain.ButtonDef
+	Offer   *domain.OfferDef
+	Cards   []domain.CardDef
+	// Mapping changes the template's default mapping of slots to
+	// variables (domain.Template.Remap), in the field named "mapping".
+	Mapping []domain.MappingEntry
 	// Category is the template's category for a template defined here;
 	// zero counts as marketing. A template Meta knows has Meta's.
 	Category domain.TemplateCategory
@@ -61,10 +72,18 @@ func (h *CreateCampaignHandler) Handle(ctx context.Context, cmd CreateCampaign) 
 	if cmd.Body == "" {
 		tmpl, err = synced.Usable(cmd.VariableLabels)
 	} else {
-		tmpl, err = domain.NewTemplate(cmd.TemplateName, cmd.Language, cmd.HeaderFormat, cmd.HeaderText, cmd.Body, cmd.Footer, cmd.VariableLabels)
+		tmpl, err = domain.DefineTemplate(domain.TemplateDefinition{Name: cmd.TemplateName, Language: cmd.Language,
+			Authentication: cmd.Category == domain.CategoryAuthentication && hasOTPButton(cmd.Buttons), Named: cmd.Named,
+			HeaderFormat: cmd.HeaderFormat, HeaderText: cmd.HeaderText, Body: cmd.Body, Footer: cmd.Footer,
+			Buttons: cmd.Buttons, Offer: cmd.Offer, Cards: cmd.Cards, Labels: cmd.VariableLabels})
 	}
 	if err != nil {
 		return domain.Campaign{}, err
+	}
+	if len(cmd.Mapping) > 0 {
+		if err := tmpl.Remap("mapping", cmd.Mapping); err != nil {
+			return domain.Campaign{}, err
+		}
 	}
 	now := h.clock.Now()
 	c, err := domain.NewCampaign(domain.CampaignID(h.ids.NewID(domain.PrefixCampaign)), ws, cmd.Name, tmpl, now)
@@ -88,9 +107,10 @@ func (h *CreateCampaignHandler) Handle(ctx context.Context, cmd CreateCampaign) 
 // body it must exist, and the header and footer come from it.
 func (h *CreateCampaignHandler) synced(ctx context.Context, cmd CreateCampaign) (domain.SyncedTemplate, error) {
 	local := cmd.Body != ""
-	if !local && (!cmd.HeaderFormat.IsZero() && cmd.HeaderFormat != domain.HeaderNone || cmd.HeaderText != "" || cmd.Footer != "") {
+	if !local && (!cmd.HeaderFormat.IsZero() && cmd.HeaderFormat != domain.HeaderNone || cmd.HeaderText != "" || cmd.Footer != "" ||
+		cmd.Named || cmd.Buttons != nil || cmd.Offer != nil || cmd.Cards != nil) {
 		return domain.SyncedTemplate{}, domain.InvalidParameter("body",
-			"the header and footer of a synced template come from Meta; leave them out, or give the body too to define the template here")
+			"the header, footer, buttons and cards of a synced template come from Meta; leave them out, or give the body too to define the template here")
 	}
 	if err := domain.CheckTemplateRef(cmd.TemplateName, cmd.Language); err != nil {
 		return domain.SyncedTemplate{}, err
@@ -112,4 +132,15 @@ func (h *CreateCampaignHandler) synced(ctx context.Context, cmd CreateCampaign) 
 				": run herald campaigns sync-templates, check the name and language, or give the body to define it here"}
 	}
 	return t, err
+}
+
+// hasOTPButton reports whether one of the buttons is a one-time
+// password's.
+func hasOTPButton(bs []domain.ButtonDef) bool {
+	for _, b := range bs {
+		if b.Kind == domain.ButtonOTP {
+			return true
+		}
+	}
+	return false
 }

@@ -245,14 +245,38 @@ func (h *SendCampaignMessageHandler) checkCampaign(ctx context.Context, c domain
 	if err != nil {
 		return domain.Prepared{}, err
 	}
-	info, err := h.inspectMedia(ctx, cmd.Principal, c.Template.HeaderFormat, prep.MediaHeaderURL)
-	if err != nil {
-		return domain.Prepared{}, err
-	}
-	if prep.MediaHeaderURL != "" {
-		prep.MediaFilename = c.Template.HeaderFormat.MediaFilename(prep.MediaHeaderURL, info)
+	// Every media header is inspected: the template's own (from
+	// mediaHeaderUrl or fixed) and each carousel card's.
+	for i, v := range prep.Values {
+		if v.Slot.Kind != domain.SlotHeaderMedia || v.Value == "" {
+			continue
+		}
+		info, err := h.inspectMedia(ctx, cmd.Principal, v.Slot.Media, v.Value)
+		if err != nil {
+			return domain.Prepared{}, slotMediaError(v.Slot, err)
+		}
+		if v.Slot.Media == domain.HeaderDocument {
+			prep.Values[i].Filename = v.Slot.Media.MediaFilename(v.Value, info)
+			if v.Slot.Source.MediaHeaderURL {
+				prep.MediaFilename = prep.Values[i].Filename
+			}
+		}
 	}
 	return prep, nil
+}
+
+// slotMediaError names the variable that gave a media header whose
+// resource was refused; the template's own header keeps mediaHeaderUrl.
+func slotMediaError(s domain.Slot, err error) error {
+	var de *domain.Error
+	if s.Source.Position == 0 || !errors.As(err, &de) {
+		return err
+	}
+	c := *de
+	i := strconv.Itoa(s.Source.Position - 1)
+	c.Param = "variables[" + i + "]"
+	c.Detail = "variables[" + i + "] fills " + s.Describe() + " (slot " + s.Key + "): " + de.Detail
+	return &c
 }
 
 // inspectMedia checks the resource a media header names against Meta's

@@ -56,6 +56,7 @@ func TestSendCommitsMessageContactAndEntry(t *testing.T) {
 		KeyID: f.principal.Key, Mode: domain.ModeTest, Phone: domain.MustPhoneNumber(phone),
 		TemplateName: "welcome", Language: "en_US", HeaderFormat: domain.HeaderNone,
 		Variables: []string{"Ana", "1234"}, RenderedBody: "Hi Ana, your code is 1234",
+		Values: []domain.SlotValue{{Slot: f.campaign.Template.Slots[0], Value: "Ana"}, {Slot: f.campaign.Template.Slots[1], Value: "1234"}},
 		Status: domain.StatusQueued, History: history(t0, domain.StatusQueued), CreatedAt: t0, UpdatedAt: t0,
 	}
 	if _, err := domain.ParseMessageID(string(res.Message.ID)); err != nil {
@@ -153,7 +154,7 @@ func TestSendCheckOrder(t *testing.T) {
 		{"paused campaign and bad variables", phone, string(pausedCampaign.ID), nil, "http://x", domain.ErrCampaignNotActive, "campaignId"},
 		{"draft campaign", phone, string(draftCampaign.ID), good, "", domain.ErrCampaignNotActive, "campaignId"},
 		{"bad variables and a media URL the template does not take", phone, string(f.campaign.ID), []string{"Ana"}, png, domain.ErrVariablesMismatch, "variables"},
-		{"an empty variable", phone, string(f.campaign.ID), []string{"Ana", " "}, "", domain.ErrVariablesMismatch, "variables"},
+		{"an empty variable", phone, string(f.campaign.ID), []string{"Ana", " "}, "", domain.ErrVariablesMismatch, "variables[1]"},
 		{"a media URL the template does not take", phone, string(f.campaign.ID), good, png, domain.ErrMediaHeaderNotAllowed, "mediaHeaderUrl"},
 		{"image template without a media URL", phone, string(imageCampaign.ID), []string{"Ana"}, "", domain.ErrMediaHeaderRequired, "mediaHeaderUrl"},
 		{"image template with a plain http URL", phone, string(imageCampaign.ID), []string{"Ana"}, "http://cdn.example.com/a.png", domain.ErrInvalidMediaURL, "mediaHeaderUrl"},

@@ -103,6 +103,25 @@ func (c *Campaign) Edit(name string, labels []string, now time.Time) error {
 	return nil
 }
 
+// Remap renames the campaign when name is not nil and applies the mapping
+// entries (Template.Remap): where each slot's value comes from and its
+// label. Nothing changes unless all of it is valid.
+func (c *Campaign) Remap(name *string, entries []MappingEntry, now time.Time) error {
+	n := c.Name
+	if name != nil {
+		var err error
+		if n, err = campaignName(*name); err != nil {
+			return err
+		}
+	}
+	tmpl := c.Template
+	if err := tmpl.Remap("mapping", entries); err != nil {
+		return err
+	}
+	c.Name, c.Template, c.UpdatedAt = n, tmpl, now.UTC().Truncate(time.Microsecond)
+	return nil
+}
+
 // Activate lets the campaign send. Drafts and paused campaigns can be
 // activated; archived ones cannot. Activating an active campaign is a no-op.
 // A campaign whose template Meta knows can be activated only while Meta has
@@ -158,7 +177,9 @@ func (c *Campaign) moveTo(to CampaignStatus, now time.Time, from ...CampaignStat
 // Prepared is a message ready to be stored: the template rendered with its
 // variables and the checked media header.
 type Prepared struct {
-	Variables      []string
+	Variables []string
+	// Values are every slot with the value this send gives it.
+	Values         []SlotValue
 	MediaHeaderURL string
 	// MediaFilename is a document header's file name, set once the
 	// resource has been inspected (HeaderFormat.MediaFilename).
@@ -179,13 +200,14 @@ func (c Campaign) Prepare(vars []string, mediaURL string, media MediaPolicy) (Pr
 			Detail: "the campaign's template " + c.templateRef() + " is " + c.TemplateStatus.String() +
 				" at Meta; sends resume when Meta approves it again"}
 	}
-	if err := c.Template.CheckVariables(vars); err != nil {
+	values, err := c.Template.Fill(vars, mediaURL, media)
+	if err != nil {
 		return Prepared{}, err
 	}
-	if c.Template.HeaderFormat.IsMedia() {
+	if hs, ok := c.Template.MediaHeaderSlot(); ok {
 		if mediaURL == "" {
 			return Prepared{}, &Error{Code: CodeMediaHeaderRequired, Param: "mediaHeaderUrl",
-				Detail: "the template has a " + c.Template.HeaderFormat.String() + " header; give its URL in mediaHeaderUrl"}
+				Detail: "the template has a " + hs.Media.String() + " header; give its URL in mediaHeaderUrl"}
 		}
 		if err := CheckMediaURL(mediaURL, media); err != nil {
 			return Prepared{}, err
@@ -194,5 +216,5 @@ func (c Campaign) Prepare(vars []string, mediaURL string, media MediaPolicy) (Pr
 		return Prepared{}, &Error{Code: CodeMediaHeaderNotAllowed, Param: "mediaHeaderUrl",
 			Detail: "the template has no media header; leave mediaHeaderUrl out"}
 	}
-	return Prepared{Variables: vars, MediaHeaderURL: mediaURL, RenderedBody: c.Template.Render(vars)}, nil
+	return Prepared{Variables: vars, Values: values, MediaHeaderURL: mediaURL, RenderedBody: c.Template.Render(vars)}, nil
 }

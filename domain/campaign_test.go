@@ -137,7 +137,7 @@ func TestPrepare(t *testing.T) {
 		{"draft with wrong variables and bad media", draft, nil, "http://x", domain.ErrCampaignNotActive, "campaignId"},
 		{"paused with wrong variables and bad media", paused, nil, "http://x", domain.ErrCampaignNotActive, "campaignId"},
 		{"active with wrong variables and bad media", image, nil, "http://x", domain.ErrVariablesMismatch, "variables"},
-		{"active with an empty variable and no media", image, []string{" "}, "", domain.ErrVariablesMismatch, "variables"},
+		{"active with an empty variable and no media", image, []string{" "}, "", domain.ErrVariablesMismatch, "variables[0]"},
 		{"media header missing", image, []string{"Ana"}, "", domain.ErrMediaHeaderRequired, "mediaHeaderUrl"},
 		{"media URL not https", image, []string{"Ana"}, "http://cdn.example.com/a.png", domain.ErrInvalidMediaURL, "mediaHeaderUrl"},
 		{"media for a template without one", plain, []string{"Ana"}, png, domain.ErrMediaHeaderNotAllowed, "mediaHeaderUrl"},
@@ -155,6 +155,10 @@ func TestPrepare(t *testing.T) {
 					t.Fatalf("refused: %v", err)
 				}
 				want := domain.Prepared{Variables: c.vars, MediaHeaderURL: c.media, RenderedBody: "Hi Ana"}
+				if len(p.Values) == 0 || p.Values[0].Slot.Key != "body.1" || p.Values[0].Value != "Ana" {
+					t.Fatalf("values %+v, want body.1 = Ana first", p.Values)
+				}
+				p.Values = nil
 				if diff := cmp.Diff(want, p); diff != "" {
 					t.Fatalf("prepared (-want +got):\n%s", diff)
 				}

@@ -112,13 +112,17 @@ type Message struct {
 	Variables      []string
 	MediaHeaderURL string
 	MediaFilename  string // a document header's file name, sent with its link
-	RenderedBody   string
-	Status         MessageStatus
-	History        []StatusChange
-	ProviderID     string // Meta's wamid, once sent
-	WaID           string // the recipient's WhatsApp id, as Meta answered the send
-	Failure        *Failure
-	Pricing        *Pricing // from Meta's status events, once one carries it
+	// Values are every slot of the template with the value this message
+	// sends it; nil for a message accepted before slots existed, which
+	// sends Variables as the body and MediaHeaderURL as the header.
+	Values       []SlotValue
+	RenderedBody string
+	Status       MessageStatus
+	History      []StatusChange
+	ProviderID   string // Meta's wamid, once sent
+	WaID         string // the recipient's WhatsApp id, as Meta answered the send
+	Failure      *Failure
+	Pricing      *Pricing // from Meta's status events, once one carries it
 	// Session messages: what the message says, and the wamid of the
 	// message it quotes (Meta's context), when it quotes one.
 	Session   *SessionContent
@@ -134,7 +138,7 @@ func NewMessage(id MessageID, c Campaign, contact Contact, p Principal, prep Pre
 		ID: id, Kind: MessageKindTemplate, Workspace: c.Workspace, CampaignID: c.ID, ContactID: contact.ID,
 		KeyID: p.Key, Mode: p.Mode, Phone: contact.Phone,
 		TemplateName: c.Template.Name, Language: c.Template.Language, HeaderFormat: c.Template.HeaderFormat,
-		Variables: prep.Variables, MediaHeaderURL: prep.MediaHeaderURL, MediaFilename: prep.MediaFilename,
+		Variables: prep.Variables, MediaHeaderURL: prep.MediaHeaderURL, MediaFilename: prep.MediaFilename, Values: prep.Values,
 		RenderedBody: prep.RenderedBody,
 		Status:       StatusQueued,
 		History:      []StatusChange{{Status: StatusQueued, At: now}},

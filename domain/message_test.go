@@ -273,10 +273,14 @@ func TestNewMessageAndOutboundEntry(t *testing.T) {
 		ID: "msg_x", Kind: domain.MessageKindTemplate, Workspace: "wsp_x", CampaignID: "cmp_x", ContactID: "ctc_x", KeyID: "key_x", Mode: domain.ModeLive,
 		Phone: contact.Phone, TemplateName: "promo", Language: "en", HeaderFormat: domain.HeaderImage,
 		Variables: []string{"Ana"}, MediaHeaderURL: "https://cdn.example.com/a.png", RenderedBody: "Hi Ana",
+		Values: prep.Values, // every slot with its value: Prepare's tests check them
 		Status: domain.StatusQueued, History: []domain.StatusChange{{Status: domain.StatusQueued, At: now}},
 		CreatedAt: now, UpdatedAt: now,
 	}
-	opts := cmp.Options{cmpStatus, cmp.AllowUnexported(domain.KeyMode{}, domain.PhoneNumber{}, domain.HeaderFormat{})}
+	if len(m.Values) != 2 || m.Values[0].Value != "Ana" || m.Values[1].Value != "https://cdn.example.com/a.png" {
+		t.Fatalf("the message's slot values: %+v", m.Values)
+	}
+	opts := cmp.Options{cmpStatus, cmp.AllowUnexported(domain.KeyMode{}, domain.PhoneNumber{}, domain.HeaderFormat{}, domain.SlotKind{})}
 	if diff := cmp.Diff(want, m, opts); diff != "" {
 		t.Fatalf("new message (-want +got):\n%s", diff)
 	}

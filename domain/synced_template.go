@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -64,7 +65,24 @@ func (t SyncedTemplate) Usable(labels []string) (Template, error) {
 			"template "+t.Name+" ("+t.Language+") cannot be sent by Herald: "+t.Unsupported)
 	}
 	d := t.Definition
-	return NewTemplate(d.Name, d.Language, d.HeaderFormat, d.HeaderText, d.Body, d.Footer, labels)
+	if len(labels) > len(d.Placeholders) {
+		return Template{}, InvalidParameter("variableLabels",
+			"there are "+strconv.Itoa(len(labels))+" labels but the body has "+strconv.Itoa(len(d.Placeholders))+" placeholders")
+	}
+	for _, l := range labels {
+		if err := CheckText("variableLabels", "a variable label", l); err != nil {
+			return Template{}, err
+		}
+	}
+	full := make([]string, len(d.Placeholders))
+	for i, p := range d.Placeholders {
+		full[i] = p.Label
+	}
+	copy(full, labels)
+	if err := d.Relabel(full); err != nil {
+		return Template{}, err
+	}
+	return d, nil
 }
 
 // Scrubbed returns t with its text made storable (ScrubText): a template
@@ -81,6 +99,13 @@ func (t SyncedTemplate) Scrubbed() SyncedTemplate {
 	d.Placeholders = append([]Placeholder(nil), d.Placeholders...)
 	for i := range d.Placeholders {
 		d.Placeholders[i].Label = s(d.Placeholders[i].Label)
+	}
+	if d.Slots != nil {
+		d.Slots = append([]Slot(nil), d.Slots...)
+		for i := range d.Slots {
+			sl := &d.Slots[i]
+			sl.Key, sl.Param, sl.Context, sl.Label, sl.Source.Value = s(sl.Key), s(sl.Param), s(sl.Context), s(sl.Label), s(sl.Source.Value)
+		}
 	}
 	return t
 }

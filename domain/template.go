@@ -3,7 +3,6 @@ package domain
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // HeaderFormat is the kind of header a template has.
@@ -16,16 +15,18 @@ var (
 	HeaderImage    = HeaderFormat{"image"}
 	HeaderVideo    = HeaderFormat{"video"}
 	HeaderDocument = HeaderFormat{"document"}
+	// HeaderLocation is a location header: each send gives the place.
+	HeaderLocation = HeaderFormat{"location"}
 )
 
-// ParseHeaderFormat parses none, text, image, video or document.
+// ParseHeaderFormat parses none, text, image, video, document or location.
 func ParseHeaderFormat(s string) (HeaderFormat, error) {
-	for _, f := range []HeaderFormat{HeaderNone, HeaderText, HeaderImage, HeaderVideo, HeaderDocument} {
+	for _, f := range []HeaderFormat{HeaderNone, HeaderText, HeaderImage, HeaderVideo, HeaderDocument, HeaderLocation} {
 		if s == f.s {
 			return f, nil
 		}
 	}
-	return HeaderFormat{}, InvalidParameter("headerFormat", "header format must be one of none, text, image, video, document")
+	return HeaderFormat{}, InvalidParameter("headerFormat", "header format must be one of none, text, image, video, document, location")
 }
 
 func (f HeaderFormat) String() string { return f.s }
@@ -45,7 +46,8 @@ type Placeholder struct {
 	Label string
 }
 
-// Template is a WhatsApp message template as a campaign uses it.
+// Template is a WhatsApp message template as a campaign uses it: its
+// texts, and its slots with the campaign's mapping (slots.go).
 type Template struct {
 	Name         string
 	Language     string
@@ -53,7 +55,13 @@ type Template struct {
 	HeaderText   string
 	Body         string
 	Footer       string
+	// Placeholders are the body's slots in order with their labels, kept
+	// in step with Slots.
 	Placeholders []Placeholder
+	// Slots are every value a send fills, in template order, each with
+	// its label and where its value comes from. A template stored before
+	// slots existed gets DefaultSlots.
+	Slots []Slot
 }
 
 // Meta's limits for a template and its parameters.
@@ -72,61 +80,8 @@ const (
 // The language is kept in its canonical form (CanonicalLanguage): pt-BR is
 // pt_BR.
 func NewTemplate(name, language string, header HeaderFormat, headerText, body, footer string, labels []string) (Template, error) {
-	if err := CheckTemplateRef(name, language); err != nil {
-		return Template{}, err
-	}
-	language = CanonicalLanguage(language)
-	if header.IsZero() {
-		header = HeaderNone
-	}
-	// Meta takes JSON, which cannot carry invalid UTF-8, and PostgreSQL
-	// refuses it and NUL in text columns: say so here rather than fail
-	// later.
-	for _, f := range []struct{ param, what, value string }{
-		{"headerText", "the header text", headerText}, {"body", "the body", body}, {"footer", "the footer", footer},
-	} {
-		if err := CheckText(f.param, f.what, f.value); err != nil {
-			return Template{}, err
-		}
-	}
-	for _, l := range labels {
-		if err := CheckText("variableLabels", "a variable label", l); err != nil {
-			return Template{}, err
-		}
-	}
-	if header == HeaderText {
-		if headerText == "" || utf8.RuneCountInString(headerText) > MaxHeaderTextLength {
-			return Template{}, InvalidParameter("headerText", "a text header is 1 to 60 characters")
-		}
-		if strings.Contains(headerText, "{{") {
-			return Template{}, InvalidParameter("headerText", "header text placeholders are not supported; put variables in the body")
-		}
-	} else if headerText != "" {
-		return Template{}, InvalidParameter("headerText", "header text is only for a text header")
-	}
-	if body == "" || utf8.RuneCountInString(body) > MaxBodyLength {
-		return Template{}, InvalidParameter("body", "a template body is 1 to 1024 characters")
-	}
-	if utf8.RuneCountInString(footer) > MaxFooterLength {
-		return Template{}, InvalidParameter("footer", "a footer is at most 60 characters")
-	}
-	n, err := countPlaceholders(body)
-	if err != nil {
-		return Template{}, err
-	}
-	if len(labels) > n {
-		return Template{}, InvalidParameter("variableLabels",
-			"there are "+strconv.Itoa(len(labels))+" labels but the body has "+strconv.Itoa(n)+" placeholders")
-	}
-	ph := make([]Placeholder, n)
-	for i := range ph {
-		ph[i] = Placeholder{Index: i + 1}
-		if i < len(labels) {
-			ph[i].Label = labels[i]
-		}
-	}
-	return Template{Name: name, Language: language, HeaderFormat: header, HeaderText: headerText,
-		Body: body, Footer: footer, Placeholders: ph}, nil
+	return DefineTemplate(TemplateDefinition{Name: name, Language: language, HeaderFormat: header,
+		HeaderText: headerText, Body: body, Footer: footer, Labels: labels})
 }
 
 // CheckTemplateRef checks the name and language that name a template: a
@@ -140,88 +95,75 @@ func CheckTemplateRef(name, language string) error {
 	return err
 }
 
-// countPlaceholders finds {{n}} in body and checks that they are exactly
-// 1…max, each at least once.
-func countPlaceholders(body string) (int, error) {
-	seen := map[int]bool{}
-	max := 0
-	rest := body
-	for {
-		i := strings.Index(rest, "{{")
-		if i < 0 {
-			break
-		}
-		j := strings.Index(rest[i:], "}}")
-		if j < 0 {
-			return 0, InvalidParameter("body", "a placeholder opened with {{ is never closed")
-		}
-		inner := rest[i+2 : i+j]
-		n, err := strconv.Atoi(inner)
-		if err != nil || n < 1 || strconv.Itoa(n) != inner {
-			return 0, InvalidParameter("body", "placeholders are positional, {{1}}, {{2}}, …; found {{"+inner+"}}")
-		}
-		if n > maxPlaceholdersPerBody {
-			return 0, InvalidParameter("body", "a body has at most 100 placeholders")
-		}
-		seen[n] = true
-		if n > max {
-			max = n
-		}
-		rest = rest[i+j+2:]
+// DefaultSlots are the slots of a template stored before slots existed:
+// the body's placeholders {{1}}…{{n}} from variables 1…n, and a media
+// header from mediaHeaderUrl.
+func DefaultSlots(t Template) []Slot {
+	out := make([]Slot, 0, len(t.Placeholders)+1)
+	for _, p := range t.Placeholders {
+		n := strconv.Itoa(p.Index)
+		out = append(out, Slot{Key: "body." + n, Kind: SlotBody, Card: -1, Param: n, Label: p.Label,
+			Source: SlotSource{Position: p.Index}})
 	}
-	for k := 1; k <= max; k++ {
-		if !seen[k] {
-			return 0, InvalidParameter("body", "placeholder {{"+strconv.Itoa(k)+"}} is missing; placeholders must run from {{1}} without gaps")
-		}
+	if t.HeaderFormat.IsMedia() {
+		out = append(out, Slot{Key: "header", Kind: SlotHeaderMedia, Media: t.HeaderFormat, Card: -1,
+			Source: SlotSource{MediaHeaderURL: true}})
 	}
-	return max, nil
+	return out
 }
 
-// Relabel replaces the variable mapping; labels must match the placeholders.
+// Relabel replaces the labels of the body's placeholders, in order.
 func (t *Template) Relabel(labels []string) error {
 	if len(labels) != len(t.Placeholders) {
 		return InvalidParameter("variableLabels",
 			"give one label per placeholder: "+strconv.Itoa(len(t.Placeholders))+" expected")
 	}
-	for i := range t.Placeholders {
-		t.Placeholders[i].Label = labels[i]
-	}
-	return nil
-}
-
-// CheckVariables checks the values for the placeholders: the right count, none
-// empty, none longer than Meta allows, and none with characters Meta refuses in
-// a parameter (newlines, tabs, more than four spaces in a row).
-func (t Template) CheckVariables(vars []string) error {
-	if len(vars) != len(t.Placeholders) {
-		return VariablesMismatch(len(t.Placeholders), len(vars))
-	}
-	for i, v := range vars {
-		switch {
-		case strings.TrimSpace(v) == "":
-			return VariableInvalid(i+1, "is empty")
-		case utf8.RuneCountInString(v) > MaxVariableLength:
-			return VariableInvalid(i+1, "is longer than 1024 characters")
-		case textProblem(v) != "":
-			return VariableInvalid(i+1, textProblem(v))
-		case strings.ContainsAny(v, "\n\r\t"):
-			return VariableInvalid(i+1, "contains a newline or tab, which WhatsApp refuses in parameters")
-		case strings.Contains(v, strings.Repeat(" ", maxConsecutiveSpaces+1)):
-			return VariableInvalid(i+1, "contains more than 4 consecutive spaces, which WhatsApp refuses in parameters")
+	t.Slots = append([]Slot(nil), t.slots()...)
+	k := 0
+	for i := range t.Slots {
+		if t.Slots[i].Kind == SlotBody && t.Slots[i].Card < 0 {
+			t.Slots[i].Label = labels[k]
+			k++
 		}
 	}
+	t.syncPlaceholders()
 	return nil
 }
 
-// Render fills the body's placeholders with vars, which must have passed
-// CheckVariables.
+// CheckVariables checks the values a send gives: the right count, and
+// each within Meta's rule for the slots it fills (none empty, none longer
+// than Meta allows, none with characters Meta refuses).
+func (t Template) CheckVariables(vars []string) error {
+	_, err := t.Fill(vars, "", MediaPolicy{})
+	return err
+}
+
+// Render fills the body's placeholders with the values vars gives them,
+// which must have passed CheckVariables.
 func (t Template) Render(vars []string) string {
-	if len(t.Placeholders) == 0 {
-		return t.Body
+	values := map[string]string{}
+	for _, s := range t.slots() {
+		if s.Kind != SlotBody || s.Card >= 0 {
+			continue
+		}
+		switch {
+		case s.Source.Position > 0 && s.Source.Position <= len(vars):
+			values[s.Param] = vars[s.Source.Position-1]
+		case s.Source.Position == 0:
+			values[s.Param] = s.Source.Value
+		}
+	}
+	return renderText(t.Body, values)
+}
+
+// renderText replaces each {{p}} of text with values[p].
+func renderText(text string, values map[string]string) string {
+	if !strings.Contains(text, "{{") {
+		return text
 	}
 	var b strings.Builder
-	b.Grow(len(t.Body) + 16*len(vars))
-	rest := t.Body
+	b.Grow(len(text) + 16*len(values))
+	rest := text
 	for {
 		i := strings.Index(rest, "{{")
 		if i < 0 {
@@ -229,11 +171,12 @@ func (t Template) Render(vars []string) string {
 			return b.String()
 		}
 		j := strings.Index(rest[i:], "}}")
-		n, _ := strconv.Atoi(rest[i+2 : i+j])
-		b.WriteString(rest[:i])
-		if n >= 1 && n <= len(vars) {
-			b.WriteString(vars[n-1])
+		if j < 0 {
+			b.WriteString(rest)
+			return b.String()
 		}
+		b.WriteString(rest[:i])
+		b.WriteString(values[rest[i+2:i+j]])
 		rest = rest[i+j+2:]
 	}
 }

@@ -116,7 +116,7 @@ func TestNewTemplateRules(t *testing.T) {
 		{"text header without text", with(func(a *args) { a.header = domain.HeaderText }), "headerText", "1 to 60 characters"},
 		{"text header of 60", with(func(a *args) { a.header, a.headerText = domain.HeaderText, strings.Repeat("é", 60) }), "", ""},
 		{"text header of 61", with(func(a *args) { a.header, a.headerText = domain.HeaderText, strings.Repeat("é", 61) }), "headerText", "1 to 60 characters"},
-		{"text header with a placeholder", with(func(a *args) { a.header, a.headerText = domain.HeaderText, "Hi {{1}}" }), "headerText", "put variables in the body"},
+		{"text header with two placeholders", with(func(a *args) { a.header, a.headerText = domain.HeaderText, "Hi {{1}} {{2}}" }), "headerText", "at most one placeholder"},
 		{"header text without a text header", with(func(a *args) { a.headerText = "Hello" }), "headerText", "only for a text header"},
 		{"header text with an image header", with(func(a *args) { a.header, a.headerText = domain.HeaderImage, "Hello" }), "headerText", "only for a text header"},
 		{"image header", with(func(a *args) { a.header = domain.HeaderImage }), "", ""},
@@ -174,7 +174,7 @@ func TestParseHeaderFormat(t *testing.T) {
 			t.Errorf("%s.IsMedia() = %v", f, !want)
 		}
 	}
-	for _, s := range []string{"", "IMAGE", "audio", "location"} {
+	for _, s := range []string{"", "IMAGE", "audio", "LOCATION"} {
 		if _, err := domain.ParseHeaderFormat(s); !errors.Is(err, domain.ErrInvalidParameter) {
 			t.Errorf("ParseHeaderFormat(%q): %v, want invalid_parameter", s, err)
 		}
@@ -243,16 +243,16 @@ func TestCheckVariables(t *testing.T) {
 		{"three for two", two, []string{"Ana", "b", "c"}, "the template has 2 placeholders but 3 variables were given"},
 		{"two for one", one, []string{"Ana", "b"}, "the template has 1 placeholder but 2 variables were given"},
 		{"one for none", none, []string{"Ana"}, "the template has 0 placeholders but 1 variable was given"},
-		{"empty", two, []string{"Ana", ""}, "variable {{2}} is empty"},
-		{"spaces only", two, []string{"   ", "x"}, "variable {{1}} is empty"},
-		{"no-break space only", two, []string{"Ana", "\u00a0"}, "variable {{2}} is empty"},
-		{"1025 characters", two, []string{strings.Repeat("é", 1025), "x"}, "variable {{1}} is longer than 1024 characters"},
-		{"newline", two, []string{"Ana\nB", "x"}, "variable {{1}} contains a newline or tab, which WhatsApp refuses in parameters"},
-		{"carriage return", two, []string{"Ana", "B\rC"}, "variable {{2}} contains a newline or tab, which WhatsApp refuses in parameters"},
-		{"tab", two, []string{"Ana\tB", "x"}, "variable {{1}} contains a newline or tab, which WhatsApp refuses in parameters"},
-		{"five spaces", two, []string{"A     B", "x"}, "variable {{1}} contains more than 4 consecutive spaces, which WhatsApp refuses in parameters"},
-		{"invalid UTF-8", two, []string{"Ana", "A\xffB"}, "variable {{2}} is not valid UTF-8"},
-		{"NUL", two, []string{"Ana", "A\x00B"}, "variable {{2}} contains a NUL character (U+0000), which Herald does not store"},
+		{"empty", two, []string{"Ana", ""}, "variables[1] fills the body's {{2}} (slot body.2): is empty"},
+		{"spaces only", two, []string{"   ", "x"}, "variables[0] fills the body's {{1}} (slot body.1): is empty"},
+		{"no-break space only", two, []string{"Ana", "\u00a0"}, "variables[1] fills the body's {{2}} (slot body.2): is empty"},
+		{"1025 characters", two, []string{strings.Repeat("é", 1025), "x"}, "variables[0] fills the body's {{1}} (slot body.1): is longer than 1024 characters"},
+		{"newline", two, []string{"Ana\nB", "x"}, "variables[0] fills the body's {{1}} (slot body.1): contains a newline or tab, which WhatsApp refuses in parameters"},
+		{"carriage return", two, []string{"Ana", "B\rC"}, "variables[1] fills the body's {{2}} (slot body.2): contains a newline or tab, which WhatsApp refuses in parameters"},
+		{"tab", two, []string{"Ana\tB", "x"}, "variables[0] fills the body's {{1}} (slot body.1): contains a newline or tab, which WhatsApp refuses in parameters"},
+		{"five spaces", two, []string{"A     B", "x"}, "variables[0] fills the body's {{1}} (slot body.1): contains more than 4 consecutive spaces, which WhatsApp refuses in parameters"},
+		{"invalid UTF-8", two, []string{"Ana", "A\xffB"}, "variables[1] fills the body's {{2}} (slot body.2): is not valid UTF-8"},
+		{"NUL", two, []string{"Ana", "A\x00B"}, "variables[1] fills the body's {{2}} (slot body.2): contains a NUL character (U+0000), which Herald does not store"},
 		{"exactly 4 spaces", two, []string{"A    B", "x"}, ""},
 		{"exactly 1024 characters", two, []string{strings.Repeat("é", 1024), "x"}, ""},
 		{"four spaces twice", two, []string{"A    B    C", "x"}, ""},
@@ -273,8 +273,13 @@ func TestCheckVariables(t *testing.T) {
 			if !errors.Is(err, domain.ErrVariablesMismatch) || !errors.As(err, &de) {
 				t.Fatalf("err %v, want variables_mismatch", err)
 			}
-			if de.Param != "variables" || de.Detail != c.detail {
-				t.Fatalf("param %q detail %q, want variables and %q", de.Param, de.Detail, c.detail)
+			// A count names the list; a value names its position.
+			param := "variables"
+			if strings.HasPrefix(c.detail, "variables[") {
+				param = c.detail[:strings.Index(c.detail, "]")+1]
+			}
+			if de.Param != param || de.Detail != c.detail {
+				t.Fatalf("param %q detail %q, want %s and %q", de.Param, de.Detail, param, c.detail)
 			}
 		})
 	}

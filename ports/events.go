@@ -166,6 +166,13 @@ type AttemptRecord struct {
 	RetryAt time.Time
 }
 
+// AttemptOutcome is what RecordAttempts did with one record: the endpoint
+// as the record left it, or the record's own error.
+type AttemptOutcome struct {
+	Endpoint domain.WebhookEndpoint
+	Err      error
+}
+
 // DeliveryQueue hands due deliveries to workers under a lease and keeps
 // what each attempt came to.
 type DeliveryQueue interface {
@@ -202,6 +209,17 @@ type DeliveryQueue interface {
 	// ErrDeliveryLeaseLost. A zero r.State, or pending without a RetryAt,
 	// is a caller's mistake and an error.
 	RecordAttempt(ctx context.Context, r AttemptRecord, endpoint func(*domain.WebhookEndpoint) error) (domain.WebhookEndpoint, error)
+	// RecordAttempts records many attempts, in order, each as RecordAttempt
+	// records one, in one transaction: one commit for what a worker's
+	// concurrent attempts came to. endpoint, when not nil, is run for each
+	// record on its delivery's endpoint as the records before it left it.
+	// Each record has its outcome, at its index: the endpoint after it, or
+	// the record's own error (ErrDeliveryLeaseLost, or a caller's mistake
+	// as RecordAttempt refuses it); such a record changes nothing and
+	// holds none of the others back. Any other failure, endpoint's
+	// included, stores none of them and is returned. No records is no
+	// transaction.
+	RecordAttempts(ctx context.Context, recs []AttemptRecord, endpoint func(AttemptRecord, *domain.WebhookEndpoint) error) ([]AttemptOutcome, error)
 	// ListDeliveries returns the deliveries of one of the workspace's
 	// events of mode, each with its attempts oldest first (by At, then as
 	// recorded), ordered by endpoint id; domain.ErrEventNotFound when

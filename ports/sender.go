@@ -27,6 +27,9 @@ type OutboundMessage struct {
 	Session  *domain.SessionContent
 	ReplyTo  string
 	MediaIDs map[string]string
+	// Values are every slot with its value; nil for a message accepted
+	// before slots, which sends Variables as the body's parameters.
+	Values []domain.SlotValue
 }
 
 // SendResult is the provider's acceptance of a message.

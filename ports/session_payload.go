@@ -9,22 +9,22 @@ import (
 // SessionPayload is the body of Meta's send call for a session message:
 // the common fields and the one object of its type, in Meta's names.
 type SessionPayload struct {
-	MessagingProduct      string              `json:"messaging_product"`
-	RecipientType         string              `json:"recipient_type"`
-	To                    string              `json:"to"`
-	Type                  string              `json:"type"`
-	BizOpaqueCallbackData string              `json:"biz_opaque_callback_data,omitempty"`
-	Context               *PayloadContext     `json:"context,omitempty"`
-	Text                  *PayloadText        `json:"text,omitempty"`
-	Image                 *PayloadMediaObject `json:"image,omitempty"`
-	Video                 *PayloadMediaObject `json:"video,omitempty"`
-	Audio                 *PayloadMediaObject `json:"audio,omitempty"`
-	Document              *PayloadMediaObject `json:"document,omitempty"`
-	Sticker               *PayloadMediaObject `json:"sticker,omitempty"`
-	Location              *PayloadLocation    `json:"location,omitempty"`
-	Contacts              []PayloadCard       `json:"contacts,omitempty"`
-	Interactive           *PayloadInteractive `json:"interactive,omitempty"`
-	Reaction              *PayloadReaction    `json:"reaction,omitempty"`
+	MessagingProduct      string                 `json:"messaging_product"`
+	RecipientType         string                 `json:"recipient_type"`
+	To                    string                 `json:"to"`
+	Type                  string                 `json:"type"`
+	BizOpaqueCallbackData string                 `json:"biz_opaque_callback_data,omitempty"`
+	Context               *PayloadContext        `json:"context,omitempty"`
+	Text                  *PayloadText           `json:"text,omitempty"`
+	Image                 *PayloadMediaObject    `json:"image,omitempty"`
+	Video                 *PayloadMediaObject    `json:"video,omitempty"`
+	Audio                 *PayloadMediaObject    `json:"audio,omitempty"`
+	Document              *PayloadMediaObject    `json:"document,omitempty"`
+	Sticker               *PayloadMediaObject    `json:"sticker,omitempty"`
+	Location              *PayloadSharedLocation `json:"location,omitempty"`
+	Contacts              []PayloadContactCard   `json:"contacts,omitempty"`
+	Interactive           *PayloadInteractive    `json:"interactive,omitempty"`
+	Reaction              *PayloadReaction       `json:"reaction,omitempty"`
 }
 
 // PayloadContext quotes an earlier message.
@@ -47,17 +47,17 @@ type PayloadMediaObject struct {
 	Voice    bool   `json:"voice,omitempty"`
 }
 
-// PayloadLocation is a shared place. Meta's specification types the
+// PayloadSharedLocation is a shared place. Meta's specification types the
 // coordinates as strings.
-type PayloadLocation struct {
+type PayloadSharedLocation struct {
 	Latitude  string `json:"latitude"`
 	Longitude string `json:"longitude"`
 	Name      string `json:"name,omitempty"`
 	Address   string `json:"address,omitempty"`
 }
 
-// PayloadCard is one contact card.
-type PayloadCard struct {
+// PayloadContactCard is one contact card.
+type PayloadContactCard struct {
 	Name     PayloadCardName    `json:"name"`
 	Birthday string             `json:"birthday,omitempty"`
 	Org      *PayloadCardOrg    `json:"org,omitempty"`
@@ -204,11 +204,11 @@ func (m OutboundMessage) SessionBody() SessionPayload {
 			p.Sticker = o
 		}
 	case s.Location != nil:
-		p.Location = &PayloadLocation{Latitude: strconv.FormatFloat(s.Location.Latitude, 'f', -1, 64),
+		p.Location = &PayloadSharedLocation{Latitude: strconv.FormatFloat(s.Location.Latitude, 'f', -1, 64),
 			Longitude: strconv.FormatFloat(s.Location.Longitude, 'f', -1, 64), Name: s.Location.Name, Address: s.Location.Address}
 	case s.Contacts != nil:
 		for _, c := range s.Contacts {
-			card := PayloadCard{Name: PayloadCardName{FormattedName: c.FormattedName, FirstName: c.FirstName, LastName: c.LastName},
+			card := PayloadContactCard{Name: PayloadCardName{FormattedName: c.FormattedName, FirstName: c.FirstName, LastName: c.LastName},
 				Birthday: c.Birthday}
 			if c.Company != "" {
 				card.Org = &PayloadCardOrg{Company: c.Company}

@@ -125,10 +125,41 @@ type campaignPage struct {
 	Preview  template.HTML
 	Media    string
 	Curl     string
-	// Name and Labels fill the mapping editor: the stored values, or
-	// those just refused.
+	// Name, Labels and Slots fill the mapping editor: the stored values,
+	// or those just refused.
 	Name   string
 	Labels []string
+	Slots  []slotRow
+}
+
+// slotRow is one slot in the mapping editor: where it sits, what it
+// fills, its label and where its value comes from (Source is position,
+// value or media).
+type slotRow struct {
+	Key, Describes, Label string
+	Source                string
+	Position, Value       string
+	// MediaAllowed says the slot may take mediaHeaderUrl: the template's
+	// own media header.
+	MediaAllowed bool
+}
+
+func slotRows(t domain.Template) []slotRow {
+	var rows []slotRow
+	for _, s := range t.AllSlots() {
+		r := slotRow{Key: s.Key, Describes: s.Describe(), Label: s.Label,
+			MediaAllowed: s.Kind == domain.SlotHeaderMedia && s.Card < 0}
+		switch {
+		case s.Source.Position > 0:
+			r.Source, r.Position = "position", strconv.Itoa(s.Source.Position)
+		case s.Source.MediaHeaderURL:
+			r.Source = "media"
+		default:
+			r.Source, r.Value = "value", s.Source.Value
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 func (h *dash) campaign(w http.ResponseWriter, r *http.Request) {
@@ -162,17 +193,42 @@ func (h *dash) campaignWith(w http.ResponseWriter, r *http.Request, status int, 
 	for _, ph := range c.Template.Placeholders {
 		p.Labels = append(p.Labels, ph.Label)
 	}
+	p.Slots = slotRows(c.Template)
 	if edit != nil {
 		p.Name, p.Labels = edit.Name, edit.Labels
+		if edit.Slots != nil {
+			p.Slots = edit.Slots
+		} else {
+			// A form of labels alone: the body's slots show them.
+			k := 0
+			for i := range p.Slots {
+				if strings.HasPrefix(p.Slots[i].Key, "body.") && k < len(edit.Labels) {
+					p.Slots[i].Label = edit.Labels[k]
+					k++
+				}
+			}
+		}
 	}
 	v.Title, v.Nav, v.Page = c.Name, "campaigns", p
 	h.render(w, r, status, "campaign", v)
 }
 
+// editCampaign saves the mapping editor: the name, and for every slot its
+// label and where its value comes from. A form of labels alone (one per
+// body placeholder, as the editor had before slots) relabels the body.
 func (h *dash) editCampaign(w http.ResponseWriter, r *http.Request) {
 	edit := campaignPage{Name: r.PostForm.Get("name"), Labels: r.PostForm["label"]}
-	_, err := h.d.EditCampaign.Handle(r.Context(), app.EditCampaign{Workspace: operator(r).session.Workspace,
-		CampaignID: r.PathValue("id"), Name: edit.Name, VariableLabels: edit.Labels})
+	var err error
+	if keys := r.PostForm["slot"]; keys != nil {
+		var entries []domain.MappingEntry
+		edit.Slots, entries = slotsFromForm(r, keys)
+		name := edit.Name
+		_, err = h.d.RemapCampaign.Handle(r.Context(), app.RemapCampaign{Workspace: operator(r).session.Workspace,
+			CampaignID: r.PathValue("id"), Name: &name, Mapping: entries})
+	} else {
+		_, err = h.d.EditCampaign.Handle(r.Context(), app.EditCampaign{Workspace: operator(r).session.Workspace,
+			CampaignID: r.PathValue("id"), Name: edit.Name, VariableLabels: edit.Labels})
+	}
 	if msg := formError(err); msg != "" {
 		h.campaignWith(w, r, http.StatusUnprocessableEntity, view{Error: msg}, &edit)
 		return
@@ -182,6 +238,40 @@ func (h *dash) editCampaign(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/dashboard/campaigns/"+r.PathValue("id")+"?saved=1", http.StatusSeeOther)
+}
+
+// slotsFromForm reads the editor's rows (parallel fields slot, label,
+// source, position, value) as entered, and as mapping entries.
+func slotsFromForm(r *http.Request, keys []string) ([]slotRow, []domain.MappingEntry) {
+	at := func(field string, i int) string {
+		if vs := r.PostForm[field]; i < len(vs) {
+			return vs[i]
+		}
+		return ""
+	}
+	rows := make([]slotRow, len(keys))
+	entries := make([]domain.MappingEntry, len(keys))
+	for i, k := range keys {
+		row := slotRow{Key: k, Label: at("label", i), Source: at("source", i), Position: strings.TrimSpace(at("position", i)),
+			Value: at("value", i), MediaAllowed: at("media-allowed", i) == "1", Describes: at("describes", i)}
+		label := strings.TrimSpace(row.Label)
+		e := domain.MappingEntry{Slot: k, Label: &label}
+		switch row.Source {
+		case "position":
+			n, err := strconv.Atoi(row.Position)
+			if err != nil || n < 1 {
+				n = -1 // refused by the domain: a position is 1 to 100
+			}
+			e.Position = n
+		case "media":
+			e.MediaHeaderURL = true
+		default:
+			v := row.Value
+			e.Value = &v
+		}
+		rows[i], entries[i] = row, e
+	}
+	return rows, entries
 }
 
 func (h *dash) changeStatus(w http.ResponseWriter, r *http.Request) {
@@ -232,6 +322,12 @@ func mediaRequirements(t domain.Template) string {
 		return "Every send needs mediaHeaderUrl: an absolute https URL of a " + names + " file of at most " +
 			strconv.FormatInt(f.MaxMediaSize()>>20, 10) + " MB, without credentials, on a public host. Herald checks the file before accepting the send."
 	}
+	if f == domain.HeaderLocation {
+		return "The header is a location, filled from variables as latitude,longitude;name;address. Leave mediaHeaderUrl out."
+	}
+	if f == domain.HeaderText && strings.Contains(t.HeaderText, "{{") {
+		return "The header is text with a placeholder, filled from variables (see the mapping). Leave mediaHeaderUrl out."
+	}
 	if f == domain.HeaderText {
 		return "The header is text, fixed by the template. Leave mediaHeaderUrl out."
 	}
@@ -246,23 +342,29 @@ func curlFor(r *http.Request, c domain.Campaign) string {
 		scheme = "https"
 	}
 	body := map[string]any{"phoneNumber": "+14155550123", "campaignId": string(c.ID)}
-	if len(c.Template.Placeholders) > 0 {
-		vars := make([]string, len(c.Template.Placeholders))
-		for i, ph := range c.Template.Placeholders {
-			vars[i] = ph.Label
+	if n := c.Template.VariableCount(); n > 0 {
+		vars := make([]string, n)
+		for _, s := range c.Template.AllSlots() {
+			if p := s.Source.Position; p > 0 && vars[p-1] == "" {
+				vars[p-1] = s.Label
+			}
+		}
+		for i := range vars {
 			if vars[i] == "" {
-				vars[i] = "value " + strconv.Itoa(ph.Index)
+				vars[i] = "value " + strconv.Itoa(i+1)
 			}
 		}
 		body["variables"] = vars
 	}
-	switch c.Template.HeaderFormat {
-	case domain.HeaderImage:
-		body["mediaHeaderUrl"] = "https://example.com/header.jpg"
-	case domain.HeaderVideo:
-		body["mediaHeaderUrl"] = "https://example.com/header.mp4"
-	case domain.HeaderDocument:
-		body["mediaHeaderUrl"] = "https://example.com/header.pdf"
+	if hs, ok := c.Template.MediaHeaderSlot(); ok {
+		switch hs.Media {
+		case domain.HeaderImage:
+			body["mediaHeaderUrl"] = "https://example.com/header.jpg"
+		case domain.HeaderVideo:
+			body["mediaHeaderUrl"] = "https://example.com/header.mp4"
+		case domain.HeaderDocument:
+			body["mediaHeaderUrl"] = "https://example.com/header.pdf"
+		}
 	}
 	raw, _ := json.Marshal(body)
 	raw = []byte(escapeFormatChars(string(raw))) // labels are shown, not obeyed (see bidi.go)

@@ -70,6 +70,7 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		CampaignMessages: app.NewListCampaignMessagesHandler(st, st, obs),
 		CreateCampaign:   e.createCampaign,
 		EditCampaign:     app.NewEditCampaignHandler(st, clock, obs),
+		RemapCampaign:    app.NewRemapCampaignHandler(st, clock, obs),
 		ChangeStatus:     app.NewChangeCampaignStatusHandler(st, st, def, clock, nil),
 		ListTemplates:    app.NewListTemplatesHandler(nil, st),
 		ListContacts:     app.NewListContactsHandler(st, obs),

@@ -29,6 +29,7 @@ type handlerParams struct {
 	CampaignMessages *app.ListCampaignMessagesHandler
 	CreateCampaign   *app.CreateCampaignHandler
 	EditCampaign     *app.EditCampaignHandler
+	RemapCampaign    *app.RemapCampaignHandler
 	ChangeStatus     *app.ChangeCampaignStatusHandler
 	ListTemplates    *app.ListTemplatesHandler
 	ListContacts     *app.ListContactsHandler
@@ -42,7 +43,7 @@ func newHandler(p handlerParams) http.Handler {
 	return NewHandler(Deps{
 		LogIn: p.LogIn, ListKeys: p.ListKeys, CreateKey: p.CreateKey, RevokeKey: p.RevokeKey,
 		ListCampaigns: p.ListCampaigns, CampaignStats: p.CampaignStats,
-		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign,
+		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign, RemapCampaign: p.RemapCampaign,
 		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, ListContacts: p.ListContacts,
 		Conversation: p.Conversation, Webhooks: p.Webhooks.deps(),
 	}, p.Config, p.Log)

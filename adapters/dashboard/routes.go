@@ -22,6 +22,7 @@ type Deps struct {
 	CampaignMessages *app.ListCampaignMessagesHandler
 	CreateCampaign   *app.CreateCampaignHandler
 	EditCampaign     *app.EditCampaignHandler
+	RemapCampaign    *app.RemapCampaignHandler
 	ChangeStatus     *app.ChangeCampaignStatusHandler
 	ListTemplates    *app.ListTemplatesHandler
 	ListContacts     *app.ListContactsHandler

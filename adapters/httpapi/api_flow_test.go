@@ -143,7 +143,7 @@ func TestLookupErrors(t *testing.T) {
 			{"unknown route", "GET", "/v1/nothing", k, "", 404,
 				problemBody(404, "not_found", "Not found", "", "no route for /v1/nothing")},
 			{"wrong method", "DELETE", "/v1/campaigns", k, "", 405,
-				problemBody(405, "method_not_allowed", "Method not allowed", "", "DELETE is not allowed here; use GET or HEAD")},
+				problemBody(405, "method_not_allowed", "Method not allowed", "", "DELETE is not allowed here; use GET or POST or HEAD")},
 			{"healthz", "GET", "/healthz", nil, "", 200, `{"status":"ok"}`},
 			{"readyz", "GET", "/readyz", nil, "", 200, `{"status":"ready"}`},
 		})

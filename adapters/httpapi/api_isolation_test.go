@@ -114,6 +114,14 @@ var isolationMatrix = []isolationRow{
 	}},
 	{"sync a number only the other workspace has", "POST /v1/contacts/sync", checkSyncIsolation},
 	{"list campaigns", "GET /v1/campaigns", checkListIsolation},
+	lookupRow("edit campaign", "PATCH /v1/campaigns/{id}", "PATCH",
+		func(x isoIDs) string { return "/v1/campaigns/" + x.campaign },
+		func(isoIDs) string { return `{"labels":{"body.1":"First name"}}` }, 200, "campaign_not_found"),
+	lookupRow("pause campaign", "POST /v1/campaigns/{id}/pause", "POST",
+		func(x isoIDs) string { return "/v1/campaigns/" + x.campaign + "/pause" }, nil, 200, "campaign_not_found"),
+	lookupRow("activate campaign", "POST /v1/campaigns/{id}/activate", "POST",
+		func(x isoIDs) string { return "/v1/campaigns/" + x.campaign + "/activate" }, nil, 200, "campaign_not_found"),
+	{"create campaign", "POST /v1/campaigns", checkCreateIsolation},
 	lookupRow("webhook endpoint", "GET /v1/webhook-endpoints/{id}", "GET",
 		func(x isoIDs) string { return "/v1/webhook-endpoints/" + x.endpoint }, nil, 200, "webhook_endpoint_not_found"),
 	lookupRow("change a webhook endpoint", "PATCH /v1/webhook-endpoints/{id}", "PATCH",
@@ -137,6 +145,23 @@ var isolationMatrix = []isolationRow{
 	// Last: the endpoints are gone after it.
 	lookupRow("delete a webhook endpoint", "DELETE /v1/webhook-endpoints/{id}", "DELETE",
 		func(x isoIDs) string { return "/v1/webhook-endpoints/" + x.endpoint }, nil, 204, "webhook_endpoint_not_found"),
+}
+
+// checkCreateIsolation: a campaign a key creates is its workspace's: the
+// other workspace's key neither lists nor finds it.
+func checkCreateIsolation(t *testing.T, f *isoFixture) {
+	res, body := f.e.do(t, "POST", "/v1/campaigns", f.e.keyed(f.a.key), `{"name":"Mine","templateName":"mine","language":"en","body":"Hi"}`)
+	if res.StatusCode != 201 {
+		t.Fatalf("create: %d %s", res.StatusCode, body)
+	}
+	id := decode[struct{ ID string }](t, body).ID
+	if res, got := f.e.do(t, "GET", "/v1/campaigns/"+id, f.e.keyed(f.b.key), ""); res.StatusCode != 404 {
+		t.Errorf("the other workspace's key reads the new campaign: %d %s", res.StatusCode, got)
+	}
+	_, list := f.e.do(t, "GET", "/v1/campaigns?limit=100", f.e.keyed(f.b.key), "")
+	if strings.Contains(list, id) {
+		t.Errorf("the other workspace's list has the new campaign: %s", list)
+	}
 }
 
 // checkEventListsIsolation: the lists of endpoints, events and messages

@@ -265,6 +265,10 @@ var modeMatrix = []modeRow{
 	{"session message to the other mode's contact", "POST /v1/messages", checkModeSession},
 	{"mark the other mode's message read", "POST /v1/messages/{id}/read", checkModeMarkRead},
 	{"sync", "POST /v1/contacts/sync", checkModeSync},
+	{"create campaign", "POST /v1/campaigns", checkModeCampaignWrites},
+	{"edit campaign", "PATCH /v1/campaigns/{id}", checkModeCampaignWrites},
+	{"pause campaign", "POST /v1/campaigns/{id}/pause", checkModeCampaignWrites},
+	{"activate campaign", "POST /v1/campaigns/{id}/activate", checkModeCampaignWrites},
 	modeActionRow("webhook endpoint", "GET /v1/webhook-endpoints/{id}", "GET",
 		func(x modeIDs) string { return "/v1/webhook-endpoints/" + x.endpoint }, "", 200, "webhook_endpoint_not_found"),
 	modeActionRow("change a webhook endpoint", "PATCH /v1/webhook-endpoints/{id}", "PATCH",
@@ -286,6 +290,34 @@ var modeMatrix = []modeRow{
 	// Last: the endpoints are gone after it.
 	modeActionRow("delete a webhook endpoint", "DELETE /v1/webhook-endpoints/{id}", "DELETE",
 		func(x modeIDs) string { return "/v1/webhook-endpoints/" + x.endpoint }, "", 204, "webhook_endpoint_not_found"),
+}
+
+// checkModeCampaignWrites: a campaign is the workspace's, not a mode's: one
+// a test key creates, renames, pauses and activates is the one the live
+// key sees, and the other way round.
+func checkModeCampaignWrites(t *testing.T, f *modeFixture) {
+	for _, c := range []struct{ writer, reader modeIDs }{{f.test, f.live}, {f.live, f.test}} {
+		res, body := f.e.do(t, "POST", "/v1/campaigns", f.e.keyed(c.writer.key),
+			`{"name":"Modes","templateName":"modes","language":"en","body":"Hi {{1}}"}`)
+		if res.StatusCode != 201 {
+			t.Fatalf("create: %d %s", res.StatusCode, body)
+		}
+		id := decode[struct{ ID string }](t, body).ID
+		steps := []struct{ method, url, body, status string }{
+			{"PATCH", "/v1/campaigns/" + id, `{"name":"Renamed"}`, "draft"},
+			{"POST", "/v1/campaigns/" + id + "/activate", "", "active"},
+			{"POST", "/v1/campaigns/" + id + "/pause", "", "paused"},
+		}
+		for _, st := range steps {
+			if res, body := f.e.do(t, st.method, st.url, f.e.keyed(c.writer.key), st.body); res.StatusCode != 200 {
+				t.Fatalf("%s %s: %d %s", st.method, st.url, res.StatusCode, body)
+			}
+			_, got := f.e.do(t, "GET", "/v1/campaigns/"+id, f.e.keyed(c.reader.key), "")
+			if v := decode[struct{ Name, Status string }](t, got); v.Name != "Renamed" || v.Status != st.status {
+				t.Errorf("after %s %s the other mode sees %+v, want Renamed and %s", st.method, st.url, v, st.status)
+			}
+		}
+	}
 }
 
 // modeActionRow: a request about the other mode's endpoint or event

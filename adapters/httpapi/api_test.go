@@ -44,9 +44,10 @@ type apiEnv struct {
 type envOption func(*httpapi.Deps, porttest.Store)
 
 // unlimited is the API's Config in scenario tests, whose many requests per
-// key would otherwise meet the default rate limit; the rate-limit tests set
-// their own.
-var unlimited = httpapi.Config{RateLimit: 1e9, RateBurst: 1 << 30}
+// key would otherwise meet the default rate limit, and whose walks of every
+// route without a key the default limit on failed authentications; the
+// rate-limit tests set their own.
+var unlimited = httpapi.Config{RateLimit: 1e9, RateBurst: 1 << 30, AuthFailuresPerMinute: 1 << 20}
 
 // newEnv builds the API on memstore.
 func newEnv(t *testing.T, opts ...envOption) *apiEnv {
@@ -161,6 +162,10 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 		Webhook:        delivery.NewReceiveWebhookHandler(hooks, st, applyHook, clock, ids, obs),
 		WebhookVerify:  delivery.NewVerifyWebhookSubscriptionHandler(hooks, obs),
 		Store:          st,
+
+		CreateCampaign:       createCampaign,
+		RemapCampaign:        app.NewRemapCampaignHandler(st, clock, obs),
+		ChangeCampaignStatus: app.NewChangeCampaignStatusHandler(st, st, def, clock, nil),
 	}
 	for _, o := range opts {
 		o(&deps, st)
@@ -394,11 +399,11 @@ func TestSendCampaignErrors(t *testing.T) {
 			{"no variables", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.active + `"}`, 422,
 				unprocessable("variables_mismatch", "Variables mismatch", "variables", "the template has 2 placeholders but 0 variables were given")},
 			{"empty variable", "POST", sendURL, k, sendBody(phone, e.active, "Ana", " "), 422,
-				unprocessable("variables_mismatch", "Variables mismatch", "variables", "variable {{2}} is empty")},
+				unprocessable("variables_mismatch", "Variables mismatch", "variables[1]", "variables[1] fills the body's {{2}} (slot body.2): is empty")},
 			{"variable too long", "POST", sendURL, k, sendBody(phone, e.active, strings.Repeat("a", 1025), "1"), 422,
-				unprocessable("variables_mismatch", "Variables mismatch", "variables", "variable {{1}} is longer than 1024 characters")},
+				unprocessable("variables_mismatch", "Variables mismatch", "variables[0]", "variables[0] fills the body's {{1}} (slot body.1): is longer than 1024 characters")},
 			{"variable with newline", "POST", sendURL, k, sendBody(phone, e.active, "Ana\nB", "1"), 422,
-				unprocessable("variables_mismatch", "Variables mismatch", "variables", "variable {{1}} contains a newline or tab, which WhatsApp refuses in parameters")},
+				unprocessable("variables_mismatch", "Variables mismatch", "variables[0]", "variables[0] fills the body's {{1}} (slot body.1): contains a newline or tab, which WhatsApp refuses in parameters")},
 			{"media header required", "POST", sendURL, k, sendBody(phone, e.image, "Ana", "1234"), 422,
 				unprocessable("media_header_required", "Media header required", "mediaHeaderUrl", "the template has a image header; give its URL in mediaHeaderUrl")},
 			{"media header not allowed", "POST", sendURL, k, `{"phoneNumber":"+14155552671","campaignId":"` + e.active + `","variables":["Ana","1"],"mediaHeaderUrl":"https://cdn.example.com/a.jpg"}`, 422,

@@ -31,9 +31,9 @@ func TestNULIsRefusedOnEveryEngine(t *testing.T) {
 			{"nothing was stored", "GET", "/v1/contacts/by-phone/+14155552671", k, "", 404,
 				problemBody(404, "contact_not_found", "Contact not found", "", "no contact with this phone number or id")},
 			{"variable", "POST", sendURL, k, sendBody(phone, e.active, "Ana", "12\u000034"), 422,
-				problemBody(422, "variables_mismatch", "Variables mismatch", "variables", "variable {{2}} "+nul)},
+				problemBody(422, "variables_mismatch", "Variables mismatch", "variables[1]", "variables[1] fills the body's {{2}} (slot body.2): "+nul)},
 			{"variable, dry run", "POST", sendURL + "?dryRun=true", k, sendBody(phone, e.active, "\u0000", "1234"), 422,
-				problemBody(422, "variables_mismatch", "Variables mismatch", "variables", "variable {{1}} "+nul)},
+				problemBody(422, "variables_mismatch", "Variables mismatch", "variables[0]", "variables[0] fills the body's {{1}} (slot body.1): "+nul)},
 			{"cursor of the campaign list", "GET", "/v1/campaigns?cursor=cmp_%00", k, "", 422,
 				invalid("cursor", "the cursor is not one this API returned")},
 			// The send's other fields were refused by their own rules

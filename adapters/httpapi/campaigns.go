@@ -46,16 +46,51 @@ type failureCountDTO struct {
 	Count      int     `json:"count"`
 }
 
+// slotDTO is one slot of the campaign's template: where it sits, what it
+// means and where each send's value comes from.
+type slotDTO struct {
+	Slot           string  `json:"slot"`
+	Kind           string  `json:"kind"`
+	Describes      string  `json:"describes"`
+	Label          string  `json:"label"`
+	Position       *int    `json:"position"`
+	Value          *string `json:"value"`
+	MediaHeaderURL bool    `json:"mediaHeaderUrl"`
+}
+
+func toSlotDTOs(t domain.Template) []slotDTO {
+	slots := t.AllSlots()
+	out := make([]slotDTO, len(slots))
+	for i, s := range slots {
+		d := slotDTO{Slot: s.Key, Kind: s.Kind.String(), Describes: s.Describe(), Label: s.Label,
+			MediaHeaderURL: s.Source.MediaHeaderURL}
+		switch {
+		case s.Source.Position > 0:
+			p := s.Source.Position
+			d.Position = &p
+		case !s.Source.MediaHeaderURL:
+			v := s.Source.Value
+			d.Value = &v
+		}
+		out[i] = d
+	}
+	return out
+}
+
 type campaignDTO struct {
 	ID           string           `json:"id"`
 	Name         string           `json:"name"`
 	Status       string           `json:"status"`
 	Template     templateDTO      `json:"template"`
 	Placeholders []placeholderDTO `json:"placeholders"`
-	HeaderFormat string           `json:"headerFormat"`
-	Stats        statsDTO         `json:"stats"`
-	CreatedAt    string           `json:"createdAt"`
-	UpdatedAt    string           `json:"updatedAt"`
+	// Slots are every value a send fills, and VariableCount how many
+	// variables a send gives.
+	Slots         []slotDTO `json:"slots"`
+	VariableCount int       `json:"variableCount"`
+	HeaderFormat  string    `json:"headerFormat"`
+	Stats         statsDTO  `json:"stats"`
+	CreatedAt     string    `json:"createdAt"`
+	UpdatedAt     string    `json:"updatedAt"`
 }
 
 type campaignListDTO struct {
@@ -94,6 +129,7 @@ func toCampaignDTO(v app.CampaignView) campaignDTO {
 		Template: templateDTO{Name: t.Name, Language: t.Language, HeaderFormat: t.HeaderFormat.String(),
 			HeaderText: t.HeaderText, Body: t.Body, Footer: t.Footer},
 		Placeholders: make([]placeholderDTO, len(t.Placeholders)), HeaderFormat: t.HeaderFormat.String(),
+		Slots: toSlotDTOs(t), VariableCount: t.VariableCount(),
 		Stats: toStatsDTO(c.ID, v.Stats), CreatedAt: rfc3339(c.CreatedAt), UpdatedAt: rfc3339(c.UpdatedAt)}
 	if !c.TemplateStatus.IsZero() {
 		st := c.TemplateStatus.String()

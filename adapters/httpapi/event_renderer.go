@@ -46,6 +46,8 @@ type campaignEventDTO struct {
 	PreviousStatus string           `json:"previousStatus"`
 	Template       templateDTO      `json:"template"`
 	Placeholders   []placeholderDTO `json:"placeholders"`
+	Slots          []slotDTO        `json:"slots"`
+	VariableCount  int              `json:"variableCount"`
 	HeaderFormat   string           `json:"headerFormat"`
 	CreatedAt      string           `json:"createdAt"`
 	UpdatedAt      string           `json:"updatedAt"`
@@ -97,7 +99,7 @@ func (EventRenderer) RenderTemplateStatus(ch ports.TemplateStatusChange) ([]byte
 func (EventRenderer) RenderCampaignStatus(c domain.Campaign, previous domain.CampaignStatus) ([]byte, error) {
 	v := toCampaignDTO(app.CampaignView{Campaign: c})
 	return marshalEventData(campaignEventDTO{ID: v.ID, Name: v.Name, Status: v.Status, PreviousStatus: previous.String(),
-		Template: v.Template, Placeholders: v.Placeholders, HeaderFormat: v.HeaderFormat,
+		Template: v.Template, Placeholders: v.Placeholders, Slots: v.Slots, VariableCount: v.VariableCount, HeaderFormat: v.HeaderFormat,
 		CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt})
 }
 

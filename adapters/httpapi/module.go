@@ -47,6 +47,9 @@ type handlerParams struct {
 	ListCampaigns  *app.ListCampaignsHandler
 	GetCampaign    *app.GetCampaignHandler
 	CampaignStats  *app.GetCampaignStatsHandler
+	CreateCampaign *app.CreateCampaignHandler
+	RemapCampaign  *app.RemapCampaignHandler
+	ChangeStatus   *app.ChangeCampaignStatusHandler
 	Conversation   *app.ListConversationHandler
 	Webhook        *delivery.ReceiveWebhookHandler
 	WebhookVerify  *delivery.VerifyWebhookSubscriptionHandler
@@ -64,6 +67,7 @@ func newHandler(p handlerParams) http.Handler {
 		GetMessage: p.GetMessage, ListMessages: p.ListMessages, ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign,
 		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Webhook: p.Webhook, WebhookVerify: p.WebhookVerify,
 		Store: p.Store, Dispatcher: p.Dispatcher, Dashboard: p.Dashboard, Events: p.Events.deps(),
+		CreateCampaign: p.CreateCampaign, RemapCampaign: p.RemapCampaign, ChangeCampaignStatus: p.ChangeStatus,
 	}, p.Config, p.Log)
 }
 

@@ -34,6 +34,12 @@ type Deps struct {
 	// web dashboard, with its own sign-in: it never sees API keys, and
 	// the routes here never accept its session).
 	Dashboard http.Handler
+
+	// CreateCampaign, RemapCampaign and ChangeCampaignStatus define and
+	// edit campaigns.
+	CreateCampaign       *app.CreateCampaignHandler
+	RemapCampaign        *app.RemapCampaignHandler
+	ChangeCampaignStatus *app.ChangeCampaignStatusHandler
 }
 
 type api struct {
@@ -68,6 +74,10 @@ var routes = []route{
 	{"GET /v1/campaigns", true, (*api).listCampaigns},
 	{"GET /v1/campaigns/{id}", true, (*api).getCampaign},
 	{"GET /v1/campaigns/{id}/stats", true, (*api).campaignStats},
+	{"POST /v1/campaigns", true, (*api).createCampaign},
+	{"PATCH /v1/campaigns/{id}", true, (*api).patchCampaign},
+	{"POST /v1/campaigns/{id}/activate", true, (*api).activateCampaign},
+	{"POST /v1/campaigns/{id}/pause", true, (*api).pauseCampaign},
 	{"POST /v1/webhook-endpoints", true, (*api).createEndpoint},
 	{"GET /v1/webhook-endpoints", true, (*api).listEndpoints},
 	{"GET /v1/webhook-endpoints/{id}", true, (*api).getEndpoint},

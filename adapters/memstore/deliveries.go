@@ -91,9 +91,55 @@ func (r *repos) ClaimDeliveries(ctx context.Context, c ports.DeliveryClaim) ([]p
 // r.Attempt.
 func (r *repos) RecordAttempt(ctx context.Context, rec ports.AttemptRecord, endpoint func(*domain.WebhookEndpoint) error) (domain.WebhookEndpoint, error) {
 	defer r.enter(ctx)()
+	return r.recordAttempt(rec, endpoint)
+}
+
+// errAttemptState refuses an attempt record without a state, or pending
+// without a retry time.
+var errAttemptState = errors.New("memstore: an attempt record needs a state, and a retry time when pending")
+
+// RecordAttempts records recs in order, as one transaction: a record's own
+// error (its lease lost, its state missing) is its outcome; any other
+// failure undoes the records before it and is returned.
+func (r *repos) RecordAttempts(ctx context.Context, recs []ports.AttemptRecord, endpoint func(ports.AttemptRecord, *domain.WebhookEndpoint) error) ([]ports.AttemptOutcome, error) {
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	defer r.enter(ctx)()
+	outer := r.st.undo
+	var undo []func()
+	r.st.undo = &undo
+	defer func() { r.st.undo = outer }()
+	out := make([]ports.AttemptOutcome, len(recs))
+	for i, rec := range recs {
+		var fn func(*domain.WebhookEndpoint) error
+		if endpoint != nil {
+			fn = func(e *domain.WebhookEndpoint) error { return endpoint(rec, e) }
+		}
+		ep, err := r.recordAttempt(rec, fn)
+		switch {
+		case errors.Is(err, ports.ErrDeliveryLeaseLost), errors.Is(err, errAttemptState):
+			out[i].Err = err
+		case err != nil:
+			for j := len(undo) - 1; j >= 0; j-- {
+				undo[j]()
+			}
+			return nil, err
+		default:
+			out[i].Endpoint = ep
+		}
+	}
+	if outer != nil {
+		*outer = append(*outer, undo...)
+	}
+	return out, nil
+}
+
+// recordAttempt is RecordAttempt, holding the store.
+func (r *repos) recordAttempt(rec ports.AttemptRecord, endpoint func(*domain.WebhookEndpoint) error) (domain.WebhookEndpoint, error) {
 	pending := rec.State == domain.DeliveryPending
 	if rec.State.IsZero() || pending && rec.RetryAt.IsZero() {
-		return domain.WebhookEndpoint{}, errors.New("memstore: an attempt record needs a state, and a retry time when pending")
+		return domain.WebhookEndpoint{}, errAttemptState
 	}
 	k := deliveryKey{rec.Event, rec.Endpoint}
 	d, ok := r.st.deliveries[k]

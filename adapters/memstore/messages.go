@@ -131,6 +131,7 @@ func (st *state) saveMessage(old, m domain.Message) {
 func copyMessage(m domain.Message) domain.Message {
 	m.Variables = slices.Clone(m.Variables)
 	m.History = slices.Clone(m.History)
+	m.Values = slices.Clone(m.Values)
 	for i := range m.History {
 		m.History[i].At = utc(m.History[i].At)
 	}

@@ -156,6 +156,77 @@ var errAttemptState = errors.New("sqlstore: an attempt record needs a state, and
 // the later deliveries of its subject back to its retry time, and the
 // endpoint's change is stored.
 func (s *Store) RecordAttempt(ctx context.Context, r ports.AttemptRecord, endpoint func(*domain.WebhookEndpoint) error) (domain.WebhookEndpoint, error) {
+	if !validAttempt(r) {
+		return domain.WebhookEndpoint{}, errAttemptState
+	}
+	var after domain.WebhookEndpoint
+	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
+		var err error
+		after, err = ts.recordAttempt(ctx, r, endpoint, nil)
+		return err
+	})
+	if err != nil {
+		return domain.WebhookEndpoint{}, err
+	}
+	return after, nil
+}
+
+// validAttempt reports whether r has a state, and a retry time when
+// pending.
+func validAttempt(r ports.AttemptRecord) bool {
+	return !r.State.IsZero() && (r.State != domain.DeliveryPending || !r.RetryAt.IsZero())
+}
+
+// RecordAttempts records recs in one transaction, each as RecordAttempt
+// does, reading each endpoint once for the batch: the records of one
+// endpoint see it as the records before them left it.
+func (s *Store) RecordAttempts(ctx context.Context, recs []ports.AttemptRecord, endpoint func(ports.AttemptRecord, *domain.WebhookEndpoint) error) ([]ports.AttemptOutcome, error) {
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	var out []ports.AttemptOutcome
+	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
+		out = make([]ports.AttemptOutcome, len(recs))
+		seen := map[domain.WebhookEndpointID]*batchEndpoint{}
+		for i, r := range recs {
+			if !validAttempt(r) {
+				out[i].Err = errAttemptState
+				continue
+			}
+			var fn func(*domain.WebhookEndpoint) error
+			if endpoint != nil {
+				fn = func(e *domain.WebhookEndpoint) error { return endpoint(r, e) }
+			}
+			after, err := ts.recordAttempt(ctx, r, fn, seen)
+			switch {
+			case errors.Is(err, ports.ErrDeliveryLeaseLost):
+				out[i].Err = err
+			case err != nil:
+				return err
+			default:
+				out[i].Endpoint = after
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// batchEndpoint is an endpoint as a batch of records has left it so far,
+// and whether the batch's transaction holds its row's lock.
+type batchEndpoint struct {
+	e      domain.WebhookEndpoint
+	locked bool
+}
+
+// recordAttempt records r in ts's transaction (see RecordAttempt). seen,
+// when not nil, keeps the endpoints read and changed so far by a batch's
+// records, which then need not read them again. A lost lease changes
+// nothing.
+func (ts *Store) recordAttempt(ctx context.Context, r ports.AttemptRecord, endpoint func(*domain.WebhookEndpoint) error, seen map[domain.WebhookEndpointID]*batchEndpoint) (domain.WebhookEndpoint, error) {
 	const qEndpoint = `SELECT ` + endpointColumns + ` FROM webhook_endpoints WHERE id = :id`
 	const qFence = `UPDATE event_deliveries
 SET state = :state, next_attempt_at = :next_attempt_at, lease_owner = NULL, lease_until = NULL, updated_at = :updated_at
@@ -167,72 +238,80 @@ VALUES (:event_id, :endpoint_id, :attempted_at, :status, :duration_us, :error, :
 WHERE endpoint_id = :endpoint_id AND subject = :subject AND state NOT IN ('succeeded', 'given_up') AND event_order > :event_order
   AND next_attempt_at < :retry_at`
 	pending := r.State == domain.DeliveryPending
-	if r.State.IsZero() || pending && r.RetryAt.IsZero() {
-		return domain.WebhookEndpoint{}, errAttemptState
-	}
 	var next *time.Time
 	if pending {
 		next = &r.RetryAt
 	}
-	var after domain.WebhookEndpoint
-	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
-		id := map[string]any{"id": string(r.Endpoint)}
-		old, err := ts.getEndpoint(ctx, "record attempt", qEndpoint, id)
+	id := map[string]any{"id": string(r.Endpoint)}
+	known := seen[r.Endpoint]
+	var old domain.WebhookEndpoint
+	if known != nil {
+		old = known.e
+	} else {
+		var err error
+		old, err = ts.getEndpoint(ctx, "record attempt", qEndpoint, id)
 		if errors.Is(err, domain.ErrWebhookEndpointNotFound) {
-			return ports.ErrDeliveryLeaseLost
+			return domain.WebhookEndpoint{}, ports.ErrDeliveryLeaseLost
 		}
 		if err != nil {
-			return err
+			return domain.WebhookEndpoint{}, err
 		}
-		after = old
-		if endpoint != nil {
+		known = &batchEndpoint{e: old}
+	}
+	after := old
+	if endpoint != nil {
+		var err error
+		if after, err = applyEndpoint(old, endpoint); err != nil {
+			return domain.WebhookEndpoint{}, err
+		}
+		if !sameEndpoint(old, after) && !known.locked {
+			if old, err = ts.getEndpoint(ctx, "record attempt", qEndpoint+ts.d.lockRows(), id); err != nil {
+				return domain.WebhookEndpoint{}, err
+			}
 			if after, err = applyEndpoint(old, endpoint); err != nil {
-				return err
+				return domain.WebhookEndpoint{}, err
 			}
-			if !sameEndpoint(old, after) {
-				if old, err = ts.getEndpoint(ctx, "record attempt", qEndpoint+ts.d.lockRows(), id); err != nil {
-					return err
-				}
-				if after, err = applyEndpoint(old, endpoint); err != nil {
-					return err
-				}
-			}
+			known = &batchEndpoint{e: old, locked: true}
 		}
-		var fenced struct {
-			Subject    string `db:"subject"`
-			EventOrder int64  `db:"event_order"`
-		}
-		err = ts.get(ctx, &fenced, qFence, map[string]any{
-			"state": r.State.String(), "next_attempt_at": newNullTime(next), "updated_at": newDBTime(r.At.Add(r.Duration)),
-			"event_id": string(r.Event), "endpoint_id": string(r.Endpoint), "owner": r.Owner, "attempt": r.Attempt,
-		})
-		if errors.Is(err, sql.ErrNoRows) {
-			return ports.ErrDeliveryLeaseLost
-		}
-		if err != nil {
-			return ts.fail("record attempt", err, nil)
-		}
-		if _, err := ts.exec(ctx, qAttempt, toAttemptRow(r.DeliveryAttempt)); err != nil {
-			return ts.fail("record attempt", err, nil)
-		}
-		if pending && fenced.Subject != "" {
-			// Its one statement that could read more than the rows it
-			// names; a success reads and writes by primary key only.
-			if err := ts.plan(ctx, ts.d.indexPlan()); err != nil {
-				return ts.fail("record attempt", err, nil)
-			}
-			if _, err := ts.exec(ctx, qPushBack, map[string]any{"endpoint_id": string(r.Endpoint), "subject": fenced.Subject,
-				"event_order": fenced.EventOrder, "retry_at": newDBTime(r.RetryAt)}); err != nil {
-				return ts.fail("record attempt", err, nil)
-			}
-		}
-		if sameEndpoint(old, after) {
-			return nil
-		}
-		return ts.storeEndpoint(ctx, old, after)
+	}
+	var fenced struct {
+		Subject    string `db:"subject"`
+		EventOrder int64  `db:"event_order"`
+	}
+	err := ts.get(ctx, &fenced, qFence, map[string]any{
+		"state": r.State.String(), "next_attempt_at": newNullTime(next), "updated_at": newDBTime(r.At.Add(r.Duration)),
+		"event_id": string(r.Event), "endpoint_id": string(r.Endpoint), "owner": r.Owner, "attempt": r.Attempt,
 	})
+	if errors.Is(err, sql.ErrNoRows) {
+		if seen != nil {
+			seen[r.Endpoint] = known // as read: this record changed nothing
+		}
+		return domain.WebhookEndpoint{}, ports.ErrDeliveryLeaseLost
+	}
 	if err != nil {
-		return domain.WebhookEndpoint{}, err
+		return domain.WebhookEndpoint{}, ts.fail("record attempt", err, nil)
+	}
+	if _, err := ts.exec(ctx, qAttempt, toAttemptRow(r.DeliveryAttempt)); err != nil {
+		return domain.WebhookEndpoint{}, ts.fail("record attempt", err, nil)
+	}
+	if pending && fenced.Subject != "" {
+		// Its one statement that could read more than the rows it
+		// names; a success reads and writes by primary key only.
+		if err := ts.plan(ctx, ts.d.indexPlan()); err != nil {
+			return domain.WebhookEndpoint{}, ts.fail("record attempt", err, nil)
+		}
+		if _, err := ts.exec(ctx, qPushBack, map[string]any{"endpoint_id": string(r.Endpoint), "subject": fenced.Subject,
+			"event_order": fenced.EventOrder, "retry_at": newDBTime(r.RetryAt)}); err != nil {
+			return domain.WebhookEndpoint{}, ts.fail("record attempt", err, nil)
+		}
+	}
+	if !sameEndpoint(old, after) {
+		if err := ts.storeEndpoint(ctx, old, after); err != nil {
+			return domain.WebhookEndpoint{}, err
+		}
+	}
+	if seen != nil {
+		seen[r.Endpoint] = &batchEndpoint{e: after, locked: known.locked}
 	}
 	return after, nil
 }

@@ -25,6 +25,7 @@ type messageRow struct {
 	Variables      jsonText      `db:"variables"`
 	MediaHeaderURL string        `db:"media_header_url"`
 	MediaFilename  string        `db:"media_filename"`
+	Parameters     nullJSON      `db:"parameters"`
 	RenderedBody   string        `db:"rendered_body"`
 	Status         string        `db:"status"`
 	History        jsonText      `db:"history"`
@@ -50,7 +51,7 @@ type messageRow struct {
 }
 
 const messageColumns = `id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name,
-language, header_format, variables, media_header_url, media_filename, rendered_body, status, history, provider_id,
+language, header_format, variables, media_header_url, media_filename, parameters, rendered_body, status, history, provider_id,
 wa_id, failure_code, failure_title, failure_herald_code, pricing, created_at, updated_at, kind, session, reply_to`
 
 // messageTimelineColumns are written with every write of a message (a claim
@@ -120,6 +121,10 @@ func toMessageRow(m domain.Message) (messageRow, error) {
 	if err != nil {
 		return messageRow{}, err
 	}
+	params, err := toValuesJSON(m.Values)
+	if err != nil {
+		return messageRow{}, err
+	}
 	// A session message's content is stored as domain.SessionContent
 	// encodes (its Go field names): the form is Herald's own and never
 	// leaves the store.
@@ -131,7 +136,7 @@ func toMessageRow(m domain.Message) (messageRow, error) {
 	if kind == "" {
 		kind = domain.MessageKindTemplate
 	}
-	row := messageRow{
+	row := messageRow{Parameters: params,
 		ID: string(m.ID), WorkspaceID: string(m.Workspace), CampaignID: nullString(m.CampaignID),
 		Kind: kind, Session: session, ReplyTo: m.ReplyTo,
 		ContactID: string(m.ContactID), KeyID: string(m.KeyID), Mode: m.Mode.String(),
@@ -187,12 +192,16 @@ func (r messageRow) toDomain() (domain.Message, error) {
 	if err != nil {
 		return domain.Message{}, err
 	}
+	values, err := fromValuesJSON(r.Parameters, "message "+r.ID)
+	if err != nil {
+		return domain.Message{}, err
+	}
 	m := domain.Message{
 		ID: domain.MessageID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID),
 		CampaignID: domain.CampaignID(r.CampaignID), ContactID: domain.ContactID(r.ContactID),
 		KeyID: domain.KeyID(r.KeyID), Mode: mode, Phone: domain.UnmarshalPhoneNumberFromStore(r.PhoneNumber),
 		TemplateName: r.TemplateName, Language: r.Language, HeaderFormat: header, Variables: vars,
-		MediaHeaderURL: r.MediaHeaderURL, MediaFilename: r.MediaFilename, RenderedBody: r.RenderedBody, Status: status, History: history,
+		MediaHeaderURL: r.MediaHeaderURL, MediaFilename: r.MediaFilename, Values: values, RenderedBody: r.RenderedBody, Status: status, History: history,
 		ProviderID: string(r.ProviderID), WaID: r.WaID, Pricing: pricing, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
 		Kind: r.Kind, ReplyTo: r.ReplyTo,
 	}
@@ -214,7 +223,7 @@ func (r messageRow) toDomain() (domain.Message, error) {
 func (s *Store) CreateMessages(ctx context.Context, ms ...domain.Message) error {
 	const q = `INSERT INTO messages (` + messageColumns + `, ` + messageTimelineColumns + `, due_at, attempts)
 VALUES (:id, :workspace_id, :campaign_id, :contact_id, :key_id, :mode, :phone_number, :template_name,
-:language, :header_format, :variables, :media_header_url, :media_filename, :rendered_body, :status, :history,
+:language, :header_format, :variables, :media_header_url, :media_filename, :parameters, :rendered_body, :status, :history,
 :provider_id, :wa_id, :failure_code, :failure_title, :failure_herald_code, :pricing, :created_at, :updated_at, :kind, :session, :reply_to, :sent_at, :delivered_at, :read_at, :failed_at,
 :created_at, 0)`
 	if len(ms) == 0 {
@@ -388,7 +397,7 @@ func (s *Store) writeMessage(ctx context.Context, m domain.Message) error {
 	const q = `UPDATE messages
 SET key_id = :key_id, mode = :mode, phone_number = :phone_number, template_name = :template_name,
     language = :language, header_format = :header_format, variables = :variables,
-    media_header_url = :media_header_url, media_filename = :media_filename, rendered_body = :rendered_body, status = :status,
+    media_header_url = :media_header_url, media_filename = :media_filename, parameters = :parameters, rendered_body = :rendered_body, status = :status,
     history = :history, provider_id = :provider_id, wa_id = :wa_id, failure_code = :failure_code,
     failure_title = :failure_title, failure_herald_code = :failure_herald_code, pricing = :pricing, created_at = :created_at, updated_at = :updated_at,
     sent_at = :sent_at, delivered_at = :delivered_at, read_at = :read_at, failed_at = :failed_at

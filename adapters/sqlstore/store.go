@@ -118,8 +118,7 @@ func (s *Store) exec(ctx context.Context, q string, arg any) (sql.Result, error)
 // bind turns the named statement q with arg (a struct, a map, or a slice of
 // either for a multi-row INSERT) into the engine's positional form.
 func (s *Store) bind(q string, arg any) (string, []any, error) {
-	bound, args, err := sqlx.Named(q, arg)
-	return s.ext.Rebind(bound), args, err
+	return s.stmts.named.bindNamed(q, arg, s.db.Mapper, s.ext.Rebind)
 }
 
 // execRows runs the named INSERT q for each of rows, a non-empty slice, and
@@ -194,6 +193,7 @@ func (s *Store) stmt(ctx context.Context, q string) (*sqlx.NamedStmt, error) {
 // stmtCache holds the prepared statements of a store and of the copies
 // bound to its transactions.
 type stmtCache struct {
-	mu sync.RWMutex
-	m  map[string]*sqlx.NamedStmt
+	mu    sync.RWMutex
+	m     map[string]*sqlx.NamedStmt
+	named namedCache // PostgreSQL's compiled named statements (named.go)
 }

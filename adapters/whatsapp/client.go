@@ -23,17 +23,27 @@ type Client struct {
 	http *http.Client
 }
 
-// New returns a client; a zero Timeout is 20 s.
+// New returns a client; a zero Timeout is 20 s, zero Connections 32.
 func New(cfg Config) *Client {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 20 * time.Second
+	}
+	if cfg.Connections <= 0 {
+		cfg.Connections = 32
 	}
 	cfg.APIURL = strings.TrimRight(cfg.APIURL, "/")
 	// Meta never redirects an API call: a redirect means a wrong API URL or
 	// something in the way, and following it would carry the request (and
 	// its token, to the same host) somewhere else. The 3xx is the answer.
 	noRedirects := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &Client{cfg: cfg, http: &http.Client{Timeout: cfg.Timeout, CheckRedirect: noRedirects}}
+	// Go's default transport keeps two idle connections per host, so all
+	// but two of the sends in flight would end by closing theirs. HTTP/2,
+	// where the server offers it, is asked for as the default transport
+	// asks (ForceAttemptHTTP2 is set on its clone).
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = cfg.Connections
+	tr.MaxIdleConns = max(tr.MaxIdleConns, cfg.Connections)
+	return &Client{cfg: cfg, http: &http.Client{Timeout: cfg.Timeout, CheckRedirect: noRedirects, Transport: tr}}
 }
 
 type sendResponse struct {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -349,5 +350,61 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 	}
 	if reached != 0 {
 		t.Fatalf("the redirect was followed %d times", reached)
+	}
+}
+
+// TestSendsInFlightReuseTheirConnections: the client keeps an idle
+// connection for each of the sends it is configured to have in flight, so
+// a second wave of as many concurrent sends opens no connection.
+func TestSendsInFlightReuseTheirConnections(t *testing.T) {
+	t.Parallel()
+	const inFlight = 64
+	var mu sync.Mutex
+	opened, arrived := 0, 0
+	wave := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		arrived++
+		release := wave
+		if arrived%inFlight == 0 {
+			close(wave) // every send of the wave is in flight at once
+			wave = make(chan struct{})
+		}
+		mu.Unlock()
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"messaging_product":"whatsapp","contacts":[{"input":"+14155552671","wa_id":"14155552671"}],"messages":[{"id":"wamid.X"}]}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			opened++
+			mu.Unlock()
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c := whatsapp.New(whatsapp.Config{APIURL: srv.URL, AccessToken: "token", PhoneNumberID: "1", Timeout: 5 * time.Second, Connections: inFlight})
+	for w := range 2 {
+		var sends sync.WaitGroup
+		errs := make(chan error, inFlight)
+		for range inFlight {
+			sends.Go(func() {
+				if _, err := c.Send(context.Background(), porttest.SenderMessage()); err != nil {
+					errs <- err
+				}
+			})
+		}
+		sends.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("wave %d: %v", w+1, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if opened != inFlight {
+		t.Errorf("two waves of %d concurrent sends opened %d connections, want %d (the second reuses the first's)", inFlight, opened, inFlight)
 	}
 }

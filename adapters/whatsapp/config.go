@@ -9,6 +9,11 @@ type Config struct {
 	PhoneNumberID string // the sender number
 	WABAID        string // the WhatsApp Business Account, for template sync
 	Timeout       time.Duration
+	// Connections is how many idle connections to the Cloud API the
+	// client keeps for reuse: the sends the dispatcher has in flight at
+	// once, so that a steady pace reuses them instead of opening (against
+	// Meta: a TLS handshake) a connection per send. Zero is 32.
+	Connections int
 }
 
 // Configured reports whether live sends are possible.

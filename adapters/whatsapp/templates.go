@@ -49,14 +49,22 @@ type metaTemplate struct {
 }
 
 type metaComponent struct {
-	Type    string       `json:"type"`
-	Format  string       `json:"format"`
-	Text    string       `json:"text"`
-	Buttons []metaButton `json:"buttons"`
+	Type             string       `json:"type"`
+	Format           string       `json:"format"`
+	Text             string       `json:"text"`
+	Buttons          []metaButton `json:"buttons"`
+	LimitedTimeOffer *struct {
+		Text          string `json:"text"`
+		HasExpiration bool   `json:"has_expiration"`
+	} `json:"limited_time_offer"`
+	Cards []struct {
+		Components []metaComponent `json:"components"`
+	} `json:"cards"`
 }
 
 type metaButton struct {
 	Type        string `json:"type"`
+	Text        string `json:"text"`
 	URL         string `json:"url"`
 	PhoneNumber string `json:"phone_number"`
 }
@@ -147,83 +155,132 @@ func toSyncedTemplate(account string, t metaTemplate) domain.SyncedTemplate {
 	return out
 }
 
-// definition returns the template as a campaign uses it, or why Herald
-// cannot send it.
+// definition returns the template as a campaign uses it, with every slot
+// and its default mapping, or why Herald cannot send it.
 func definition(t metaTemplate) (domain.Template, string) {
+	d := domain.TemplateDefinition{Name: t.Name, Language: t.Language,
+		Authentication: strings.EqualFold(t.Category, "AUTHENTICATION")}
 	switch strings.ToUpper(t.ParameterFormat) {
 	case "", "POSITIONAL":
 	case "NAMED":
-		return domain.Template{}, "named parameters are not supported"
+		d.Named = true
 	default:
 		return domain.Template{}, "parameter format " + strconv.Quote(clip(t.ParameterFormat, 40)) + " is not supported"
 	}
-	header := domain.HeaderNone
-	var headerText, body, footer string
 	for _, c := range t.Components {
 		switch typ := strings.ToUpper(c.Type); typ {
 		case "HEADER":
-			switch f := strings.ToUpper(c.Format); f {
-			case "TEXT":
-				if strings.Contains(c.Text, "{{") {
-					return domain.Template{}, "header text placeholders are not supported"
-				}
-				header, headerText = domain.HeaderText, c.Text
-			case "IMAGE":
-				header = domain.HeaderImage
-			case "VIDEO":
-				header = domain.HeaderVideo
-			case "DOCUMENT":
-				header = domain.HeaderDocument
-			case "":
-				return domain.Template{}, "headers without a format are not supported"
-			default:
-				return domain.Template{}, strings.ToLower(clip(f, 40)) + " headers are not supported"
+			f, reason := headerFormat(c)
+			if reason != "" {
+				return domain.Template{}, reason
+			}
+			d.HeaderFormat = f
+			if f == domain.HeaderText {
+				d.HeaderText = c.Text
 			}
 		case "BODY":
-			body = c.Text
+			d.Body = c.Text
 		case "FOOTER":
-			footer = c.Text
+			d.Footer = c.Text
 		case "BUTTONS":
-			for _, b := range c.Buttons {
-				if reason := buttonReason(b); reason != "" {
-					return domain.Template{}, reason
-				}
+			bs, reason := buttons(c.Buttons, d.Authentication)
+			if reason != "" {
+				return domain.Template{}, reason
 			}
+			d.Buttons = bs
 		case "CAROUSEL":
-			return domain.Template{}, "carousel templates are not supported"
+			d.Cards = []domain.CardDef{}
+			for _, card := range c.Cards {
+				var cd domain.CardDef
+				for _, cc := range card.Components {
+					switch strings.ToUpper(cc.Type) {
+					case "HEADER":
+						f, reason := headerFormat(cc)
+						if reason != "" {
+							return domain.Template{}, reason
+						}
+						cd.HeaderFormat = f
+					case "BODY":
+						cd.Body = cc.Text
+					case "BUTTONS":
+						bs, reason := buttons(cc.Buttons, false)
+						if reason != "" {
+							return domain.Template{}, reason
+						}
+						cd.Buttons = bs
+					}
+				}
+				d.Cards = append(d.Cards, cd)
+			}
 		case "LIMITED_TIME_OFFER":
-			return domain.Template{}, "limited-time offer templates are not supported"
+			d.Offer = &domain.OfferDef{}
+			if o := c.LimitedTimeOffer; o != nil {
+				d.Offer.Text, d.Offer.HasExpiration = o.Text, o.HasExpiration
+			}
 		case "":
 			return domain.Template{}, "components without a type are not supported"
 		default:
 			return domain.Template{}, strings.ToLower(clip(typ, 40)) + " components are not supported"
 		}
 	}
-	d, err := domain.NewTemplate(t.Name, t.Language, header, headerText, body, footer, nil)
+	tmpl, err := domain.DefineTemplate(d)
 	if err != nil {
 		if de, ok := errors.AsType[*domain.Error](err); ok && de.Detail != "" {
 			return domain.Template{}, de.Detail
 		}
 		return domain.Template{}, err.Error()
 	}
-	return d, ""
+	return tmpl, ""
 }
 
-// buttonReason says why a button stops Herald from sending the template:
-// Herald sends no button parameters, so only buttons without variables are
-// fine.
-func buttonReason(b metaButton) string {
-	switch typ := strings.ToUpper(b.Type); typ {
-	case "QUICK_REPLY":
-		return ""
-	case "URL", "PHONE_NUMBER":
-		if strings.Contains(b.URL, "{{") || strings.Contains(b.PhoneNumber, "{{") {
-			return strings.ToLower(typ) + " buttons with a variable are not supported"
-		}
-		return ""
+// headerFormat reads a header component's format, or why Herald cannot
+// send it.
+func headerFormat(c metaComponent) (domain.HeaderFormat, string) {
+	switch f := strings.ToUpper(c.Format); f {
+	case "TEXT":
+		return domain.HeaderText, ""
+	case "IMAGE":
+		return domain.HeaderImage, ""
+	case "VIDEO":
+		return domain.HeaderVideo, ""
+	case "DOCUMENT":
+		return domain.HeaderDocument, ""
+	case "LOCATION":
+		return domain.HeaderLocation, ""
+	case "":
+		return domain.HeaderFormat{}, "headers without a format are not supported"
 	default:
-		return strings.ToLower(clip(typ, 40)) + " buttons are not supported"
+		return domain.HeaderFormat{}, strings.ToLower(clip(f, 40)) + " headers are not supported"
 	}
+}
+
+// buttons reads a template's buttons, or says why Herald cannot send them.
+// An authentication template's code button is listed by Meta as OTP or as
+// URL; static phone and voice-call buttons take nothing and stay out of
+// the slots, as they do of the send.
+func buttons(in []metaButton, auth bool) ([]domain.ButtonDef, string) {
+	out := make([]domain.ButtonDef, 0, len(in))
+	for _, b := range in {
+		def := domain.ButtonDef{Text: b.Text, URL: b.URL}
+		switch typ := strings.ToUpper(b.Type); {
+		case typ == "OTP" || typ == "URL" && auth:
+			def.Kind, def.URL = domain.ButtonOTP, ""
+		case typ == "QUICK_REPLY":
+			def.Kind = domain.ButtonQuickReply
+		case typ == "URL":
+			def.Kind = domain.ButtonURL
+		case typ == "PHONE_NUMBER":
+			def.Kind = domain.ButtonPhone
+		case typ == "VOICE_CALL":
+			def.Kind = domain.ButtonVoiceCall
+		case typ == "COPY_CODE":
+			def.Kind = domain.ButtonCopyCode
+		default:
+			return nil, strings.ToLower(clip(typ, 40)) + " buttons are not supported"
+		}
+		out = append(out, def)
+	}
+	return out, ""
 }
 
 // clip cuts s to at most n bytes of valid UTF-8, for quoting Meta's values

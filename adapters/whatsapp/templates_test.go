@@ -16,7 +16,7 @@ import (
 	"github.com/heraldhq/herald/test/fakemeta"
 )
 
-var syncedOpts = cmp.AllowUnexported(domain.TemplateStatus{}, domain.HeaderFormat{})
+var syncedOpts = cmp.AllowUnexported(domain.TemplateStatus{}, domain.HeaderFormat{}, domain.SlotKind{})
 
 func newTemplateFake(t *testing.T) (*fakemeta.Server, *whatsapp.Client) {
 	t.Helper()
@@ -52,6 +52,15 @@ func mustTemplate(t *testing.T, name, language string, header domain.HeaderForma
 	return d
 }
 
+func mustDefine(t *testing.T, d domain.TemplateDefinition) domain.Template {
+	t.Helper()
+	tmpl, err := domain.DefineTemplate(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tmpl
+}
+
 func TestListTemplatesFollowsPages(t *testing.T) {
 	t.Parallel()
 	fake, c := newTemplateFake(t)
@@ -65,15 +74,17 @@ func TestListTemplatesFollowsPages(t *testing.T) {
 		{Account: waba, ProviderID: "1001", Name: "alert", Language: "en", Status: domain.TemplateApproved, Category: "UTILITY",
 			Definition: mustTemplate(t, "alert", "en", domain.HeaderNone, "", "Server {{1}} is down.", "")},
 		{Account: waba, ProviderID: "1002", Name: "named", Language: "en", Status: domain.TemplateApproved, Category: "UTILITY",
-			Unsupported: "named parameters are not supported"},
+			Definition: mustDefine(t, domain.TemplateDefinition{Name: "named", Language: "en", Named: true, Body: "Hi {{first_name}}"})},
 		{Account: waba, ProviderID: "1003", Name: "promo", Language: "en", Status: domain.TemplatePaused, Category: "MARKETING",
 			Definition: mustTemplate(t, "promo", "en", domain.HeaderImage, "", "Sale: {{1}}", "")},
 		{Account: waba, ProviderID: "1004", Name: "receipt", Language: "es", Status: domain.TemplatePending, Category: "UTILITY",
 			Definition: mustTemplate(t, "receipt", "es", domain.HeaderDocument, "", "Tu recibo.", "")},
 		{Account: waba, ProviderID: "1005", Name: "store", Language: "en", Status: domain.TemplateApproved, Category: "UTILITY",
-			Unsupported: "location headers are not supported"},
+			Definition: mustDefine(t, domain.TemplateDefinition{Name: "store", Language: "en", HeaderFormat: domain.HeaderLocation, Body: "Find us here."})},
 		{Account: waba, ProviderID: "1006", Name: "welcome", Language: "en_US", Status: domain.TemplateApproved, Category: "UTILITY",
-			Definition: mustTemplate(t, "welcome", "en_US", domain.HeaderText, "Welcome", "Hi {{1}}, your code is {{2}}.", "Reply STOP to opt out")},
+			Definition: mustDefine(t, domain.TemplateDefinition{Name: "welcome", Language: "en_US", HeaderFormat: domain.HeaderText, HeaderText: "Welcome",
+				Body: "Hi {{1}}, your code is {{2}}.", Footer: "Reply STOP to opt out",
+				Buttons: []domain.ButtonDef{{Kind: domain.ButtonQuickReply, Text: "Stop"}, {Kind: domain.ButtonURL, Text: "Site", URL: "https://example.com/"}}})},
 		{Account: waba, ProviderID: "1007", Name: "welcome", Language: "pt_BR", Status: domain.TemplateApproved, Category: "UTILITY",
 			Definition: mustTemplate(t, "welcome", "pt_BR", domain.HeaderNone, "", "Olá {{1}}, código {{2}}.", "")},
 	}
@@ -198,9 +209,23 @@ func TestConvertTemplate(t *testing.T) {
 		quickURL = `{"type":"QUICK_REPLY","text":"Stop"},{"type":"URL","text":"Site","url":"https://example.com/"},{"type":"PHONE_NUMBER","text":"Call","phone_number":"+15550001111"}`
 	)
 	textHeader := mustTemplate(t, "t", "en_US", domain.HeaderText, "Hello", "Hi {{1}}, your code is {{2}}.", "Thanks")
+	def := func(d domain.TemplateDefinition) domain.Template {
+		t.Helper()
+		d.Name, d.Language = "t", "en_US"
+		tmpl, err := domain.DefineTemplate(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tmpl
+	}
+	const shipped = "Your order has shipped."
+	withButtons := def(domain.TemplateDefinition{HeaderFormat: domain.HeaderText, HeaderText: "Hello", Body: "Hi {{1}}, your code is {{2}}.", Footer: "Thanks",
+		Buttons: []domain.ButtonDef{{Kind: domain.ButtonQuickReply, Text: "Stop"}, {Kind: domain.ButtonURL, Text: "Site", URL: "https://example.com/"},
+			{Kind: domain.ButtonPhone, Text: "Call"}}})
 	for _, c := range []struct {
 		name        string
 		status      string
+		category    string
 		format      string
 		components  string
 		wantStatus  domain.TemplateStatus
@@ -209,7 +234,7 @@ func TestConvertTemplate(t *testing.T) {
 	}{
 		{name: "text header, footer, plain buttons", status: "APPROVED", format: "POSITIONAL",
 			components: `{"type":"HEADER","format":"TEXT","text":"Hello"},` + body + `,{"type":"FOOTER","text":"Thanks"},` + fmt.Sprintf(buttons, quickURL),
-			wantStatus: domain.TemplateApproved, want: textHeader},
+			wantStatus: domain.TemplateApproved, want: withButtons},
 		{name: "no parameter format", status: "approved", components: `{"type":"HEADER","format":"TEXT","text":"Hello"},` + body + `,{"type":"FOOTER","text":"Thanks"}`,
 			wantStatus: domain.TemplateApproved, want: textHeader},
 		{name: "image", status: "APPROVED", components: `{"type":"HEADER","format":"IMAGE","example":{"header_handle":["https://x/y"]}},` + plain,
@@ -219,25 +244,42 @@ func TestConvertTemplate(t *testing.T) {
 		{name: "document", status: "LIMIT_EXCEEDED", components: `{"type":"HEADER","format":"DOCUMENT"},` + plain,
 			wantStatus: mustStatus(t, "LIMIT_EXCEEDED"), want: mustTemplate(t, "t", "en_US", domain.HeaderDocument, "", "Your order has shipped.", "")},
 		{name: "named parameters", status: "APPROVED", format: "NAMED", components: `{"type":"BODY","text":"Hi {{name}}"}`,
-			wantStatus: domain.TemplateApproved, unsupported: "named parameters are not supported"},
+			wantStatus: domain.TemplateApproved, want: def(domain.TemplateDefinition{Named: true, Body: "Hi {{name}}"})},
 		{name: "location header", status: "APPROVED", components: `{"type":"HEADER","format":"LOCATION"},` + plain,
-			wantStatus: domain.TemplateApproved, unsupported: "location headers are not supported"},
+			wantStatus: domain.TemplateApproved, want: def(domain.TemplateDefinition{HeaderFormat: domain.HeaderLocation, Body: shipped})},
 		{name: "gif header", status: "APPROVED", components: `{"type":"HEADER","format":"GIF"},` + plain,
 			wantStatus: domain.TemplateApproved, unsupported: "gif headers are not supported"},
 		{name: "header placeholder", status: "APPROVED", components: `{"type":"HEADER","format":"TEXT","text":"Hi {{1}}"},` + plain,
-			wantStatus: domain.TemplateApproved, unsupported: "header text placeholders are not supported"},
+			wantStatus: domain.TemplateApproved, want: def(domain.TemplateDefinition{HeaderFormat: domain.HeaderText, HeaderText: "Hi {{1}}", Body: shipped})},
 		{name: "url button with a variable", status: "APPROVED", components: plain + `,` + fmt.Sprintf(buttons, `{"type":"URL","text":"Track","url":"https://example.com/{{1}}"}`),
-			wantStatus: domain.TemplateApproved, unsupported: "url buttons with a variable are not supported"},
+			wantStatus: domain.TemplateApproved, want: def(domain.TemplateDefinition{Body: shipped, Buttons: []domain.ButtonDef{{Kind: domain.ButtonURL, Text: "Track", URL: "https://example.com/{{1}}"}}})},
 		{name: "copy code button", status: "APPROVED", components: plain + `,` + fmt.Sprintf(buttons, `{"type":"COPY_CODE","example":"SAVE10"}`),
-			wantStatus: domain.TemplateApproved, unsupported: "copy_code buttons are not supported"},
+			wantStatus: domain.TemplateApproved, want: def(domain.TemplateDefinition{Body: shipped, Buttons: []domain.ButtonDef{{Kind: domain.ButtonCopyCode}}})},
 		{name: "otp button", status: "APPROVED", components: plain + `,` + fmt.Sprintf(buttons, `{"type":"OTP","otp_type":"COPY_CODE"}`),
-			wantStatus: domain.TemplateApproved, unsupported: "otp buttons are not supported"},
+			wantStatus: domain.TemplateApproved, unsupported: "only an authentication template has an OTP button"},
+		{name: "authentication: Meta lists the OTP button as URL", status: "APPROVED", category: "AUTHENTICATION",
+			components: `{"type":"BODY","text":"*{{1}}* is your verification code.","add_security_recommendation":true},{"type":"FOOTER","text":"This code expires in 5 minutes."},` +
+				fmt.Sprintf(buttons, `{"type":"URL","text":"Copy code","url":"https://www.whatsapp.com/otp/code/?otp_type=COPY_CODE&code_expiration_minutes=5&code=otp{{1}}"}`),
+			wantStatus: domain.TemplateApproved, want: def(domain.TemplateDefinition{Authentication: true, Body: "*{{1}}* is your verification code.",
+				Footer: "This code expires in 5 minutes.", Buttons: []domain.ButtonDef{{Kind: domain.ButtonOTP, Text: "Copy code"}}})},
+		{name: "carousel of two cards", status: "APPROVED", category: "MARKETING",
+			components: `{"type":"BODY","text":"Pick one, {{1}}"},{"type":"CAROUSEL","cards":[` +
+				`{"components":[{"type":"HEADER","format":"IMAGE"},{"type":"BODY","text":"Red {{1}}"},{"type":"BUTTONS","buttons":[{"type":"URL","text":"Buy","url":"https://s.example/{{1}}"}]}]},` +
+				`{"components":[{"type":"HEADER","format":"VIDEO"},{"type":"BODY","text":"Blue {{1}}"},{"type":"BUTTONS","buttons":[{"type":"QUICK_REPLY","text":"Blue"}]}]}]}`,
+			wantStatus: domain.TemplateApproved, want: def(domain.TemplateDefinition{Body: "Pick one, {{1}}", Cards: []domain.CardDef{
+				{HeaderFormat: domain.HeaderImage, Body: "Red {{1}}", Buttons: []domain.ButtonDef{{Kind: domain.ButtonURL, Text: "Buy", URL: "https://s.example/{{1}}"}}},
+				{HeaderFormat: domain.HeaderVideo, Body: "Blue {{1}}", Buttons: []domain.ButtonDef{{Kind: domain.ButtonQuickReply, Text: "Blue"}}}}})},
+		{name: "limited-time offer with expiry", status: "APPROVED", category: "MARKETING",
+			components: `{"type":"LIMITED_TIME_OFFER","limited_time_offer":{"text":"Ends soon","has_expiration":true}},{"type":"BODY","text":"Deal!"},` +
+				fmt.Sprintf(buttons, `{"type":"COPY_CODE","example":"SAVE10"},{"type":"URL","text":"Shop","url":"https://s.example/{{1}}"}`),
+			wantStatus: domain.TemplateApproved, want: def(domain.TemplateDefinition{Body: "Deal!", Offer: &domain.OfferDef{Text: "Ends soon", HasExpiration: true},
+				Buttons: []domain.ButtonDef{{Kind: domain.ButtonCopyCode}, {Kind: domain.ButtonURL, Text: "Shop", URL: "https://s.example/{{1}}"}}})},
 		{name: "flow button", status: "APPROVED", components: plain + `,` + fmt.Sprintf(buttons, `{"type":"FLOW","text":"Book"}`),
 			wantStatus: domain.TemplateApproved, unsupported: "flow buttons are not supported"},
 		{name: "carousel", status: "APPROVED", components: plain + `,{"type":"CAROUSEL","cards":[]}`,
-			wantStatus: domain.TemplateApproved, unsupported: "carousel templates are not supported"},
+			wantStatus: domain.TemplateApproved, unsupported: "a carousel has 2 to 10 cards; this one has 0"},
 		{name: "limited-time offer", status: "APPROVED", components: `{"type":"LIMITED_TIME_OFFER","limited_time_offer":{"text":"Hurry"}},` + plain,
-			wantStatus: domain.TemplateApproved, unsupported: "limited-time offer templates are not supported"},
+			wantStatus: domain.TemplateApproved, want: def(domain.TemplateDefinition{Body: shipped, Offer: &domain.OfferDef{Text: "Hurry"}})},
 		{name: "placeholder gap", status: "APPROVED", components: `{"type":"BODY","text":"{{1}} and {{3}}"}`,
 			wantStatus: domain.TemplateApproved, unsupported: "placeholder {{2}} is missing; placeholders must run from {{1}} without gaps"},
 		{name: "no body", status: "APPROVED", components: `{"type":"HEADER","format":"IMAGE"}`,
@@ -247,13 +289,17 @@ func TestConvertTemplate(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			item := fmt.Sprintf(`{"id":"42","name":"t","language":"en_US","status":%q,"category":"UTILITY","parameter_format":%q,"components":[%s]}`,
-				c.status, c.format, c.components)
+			category := c.category
+			if category == "" {
+				category = "UTILITY"
+			}
+			item := fmt.Sprintf(`{"id":"42","name":"t","language":"en_US","status":%q,"category":%q,"parameter_format":%q,"components":[%s]}`,
+				c.status, category, c.format, c.components)
 			got, err := whatsapp.ConvertTemplate("waba", []byte(item))
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := domain.SyncedTemplate{Account: "waba", ProviderID: "42", Name: "t", Language: "en_US", Category: "UTILITY",
+			want := domain.SyncedTemplate{Account: "waba", ProviderID: "42", Name: "t", Language: "en_US", Category: category,
 				Status: c.wantStatus, Definition: c.want, Unsupported: c.unsupported}
 			if d := cmp.Diff(want, got, syncedOpts); d != "" {
 				t.Errorf("(-want +got):\n%s", d)

@@ -124,24 +124,91 @@ func (h *ApplyWebhookEventHandler) Apply(ctx context.Context, ev domain.WebhookE
 			}
 			return WebhookReport{}, err
 		}
-		for _, s := range rep.Skipped {
-			h.log.Info("webhook item skipped", "event_id", string(ev.ID), "why", s)
-		}
-		for _, s := range rep.Failed {
-			h.log.Error("webhook item not applied; the event's other items were", "event_id", string(ev.ID),
-				"item", s)
-		}
-		for _, c := range rep.changes {
-			h.log.Info("campaign template status changed by Meta's webhook", "campaign_id", string(c.Campaign),
-				"template", c.Template, "from", c.From.String(), "to", c.To.String(),
-				"event", c.event, "reason", c.reason)
-		}
-		h.logCategories(rep.categories)
-		rep.changes, rep.categories = nil, nil
-		h.numbers.logFirst(h.log, rep.foreign)
-		rep.foreign = nil
-		return rep, nil
+		return h.logged(ev.ID, rep), nil
 	})
+}
+
+// logged logs what applying event id did, once it has committed, and
+// returns rep without what only the log needed.
+func (h *ApplyWebhookEventHandler) logged(id domain.WebhookEventID, rep WebhookReport) WebhookReport {
+	for _, s := range rep.Skipped {
+		h.log.Info("webhook item skipped", "event_id", string(id), "why", s)
+	}
+	for _, s := range rep.Failed {
+		h.log.Error("webhook item not applied; the event's other items were", "event_id", string(id),
+			"item", s)
+	}
+	for _, c := range rep.changes {
+		h.log.Info("campaign template status changed by Meta's webhook", "campaign_id", string(c.Campaign),
+			"template", c.Template, "from", c.From.String(), "to", c.To.String(),
+			"event", c.event, "reason", c.reason)
+	}
+	h.logCategories(rep.categories)
+	rep.changes, rep.categories = nil, nil
+	h.numbers.logFirst(h.log, rep.foreign)
+	rep.foreign = nil
+	return rep
+}
+
+// storeAndApply stores ev and applies all of its items in one transaction,
+// the event inserted already marked applied: one commit per webhook call
+// where storing and then applying take two. It is the common case's path
+// only: when anything fails (the body does not decode, an item is refused,
+// the store cannot be reached, a concurrent write conflicts) nothing of it
+// commits, ok is false, and the caller stores the event on its own and
+// applies it the careful way (Apply), which keeps the event whatever its
+// items do. When ok, stored is the event as the store holds it (created
+// false: the same body was stored before) and rep what applying it did;
+// an event stored and applied before is not applied again.
+func (h *ApplyWebhookEventHandler) storeAndApply(ctx context.Context, ev domain.WebhookEvent) (stored domain.WebhookEvent, created bool, rep WebhookReport, ok bool) {
+	batch, err := h.decoder.Decode(ev.Body)
+	if err != nil {
+		return domain.WebhookEvent{}, false, WebhookReport{}, false
+	}
+	batch = scrubWebhookBatch(batch)
+	now := h.clock.Now()
+	batch, foreign := h.numbers.split(batch)
+	items := h.items(batch, ev.ReceivedAt, now)
+	applied := ev
+	applied.Applied(now)
+	err = h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+		rep = WebhookReport{Skipped: slices.Clone(batch.Skipped), foreign: foreign}
+		var err error
+		if stored, created, err = r.Webhooks.SaveWebhookEvent(ctx, applied); err != nil {
+			return err
+		}
+		if !created && stored.AppliedAt != nil {
+			rep = WebhookReport{}
+			return nil
+		}
+		for _, it := range items {
+			if err := it.apply(ctx, r, &rep); err != nil {
+				return err
+			}
+		}
+		if created {
+			return nil
+		}
+		_, err = r.Webhooks.UpdateWebhookEvent(ctx, stored.ID, func(e *domain.WebhookEvent) error {
+			e.Applied(now)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return domain.WebhookEvent{}, false, WebhookReport{}, false
+	}
+	if !created && stored.AppliedAt != nil {
+		return stored, false, WebhookReport{}, true
+	}
+	for _, f := range batch.Errors {
+		h.log.Warn("WhatsApp reported an error for the business number", "event_id", string(stored.ID),
+			"code", f.Code, "title", f.Title)
+	}
+	for _, n := range foreign {
+		rep.Foreign += n
+	}
+	return stored, created, h.logged(stored.ID, rep), true
 }
 
 // webhookItem is one thing an event reports: a status, an inbound message

@@ -342,7 +342,7 @@ func TestLiveAndTestKeysUseTheirSenders(t *testing.T) {
 	}
 	outbound := func(m domain.Message) []ports.OutboundMessage {
 		return []ports.OutboundMessage{{ID: m.ID, To: m.Phone, TemplateName: "welcome", Language: "en_US",
-			HeaderFormat: domain.HeaderNone, Variables: []string{"Ana", "1234"}}}
+			HeaderFormat: domain.HeaderNone, Variables: []string{"Ana", "1234"}, Values: m.Values}}
 	}
 	sentBy := func(s senderMock) []ports.OutboundMessage {
 		var out []ports.OutboundMessage

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
@@ -36,7 +37,9 @@ type ReceiveWebhookResult struct {
 // over the raw bytes before anything else, stores the event durably, and
 // then applies it. Once the event is stored the call has succeeded: a
 // failure while applying loses nothing, since the event is tried again by
-// the retry loop or `herald webhooks replay`.
+// the retry loop or `herald webhooks replay`. Storing and applying commit
+// together when every item applies (one transaction per call, not two);
+// otherwise the event is stored alone first, then applied.
 type ReceiveWebhookHandler struct {
 	verifier ports.WebhookVerifier
 	events   ports.WebhookEventRepository
@@ -52,6 +55,10 @@ func NewReceiveWebhookHandler(verifier ports.WebhookVerifier, events ports.Webho
 	return &ReceiveWebhookHandler{verifier: verifier, events: events, apply: apply, clock: clock, ids: ids,
 		log: obs.Logger("webhooks"), obs: obs}
 }
+
+// storeGrace bounds storing a webhook event whose request's time ran out
+// while it was being stored and applied in one transaction.
+const storeGrace = 5 * time.Second
 
 // ErrWebhookNotJSON refuses a correctly signed body that is not JSON: no
 // webhook payload, so nothing is stored.
@@ -72,7 +79,19 @@ func (h *ReceiveWebhookHandler) Handle(ctx context.Context, cmd ReceiveWebhook) 
 		sum := sha256.Sum256(cmd.Body)
 		ev := domain.NewWebhookEvent(domain.WebhookEventID(h.ids.NewID(domain.PrefixWebhookEvent)),
 			cmd.Body, hex.EncodeToString(sum[:]), h.clock.Now())
-		stored, created, err := h.events.SaveWebhookEvent(ctx, ev)
+		if stored, created, rep, ok := h.apply.storeAndApply(ctx, ev); ok {
+			return ReceiveWebhookResult{Event: stored, Duplicate: !created, Applied: true, Report: rep}, nil
+		}
+		// The request's time may have run out in that transaction: the event
+		// is stored all the same (by its digest, once), and applying it is
+		// left to the retry loop, as when applying alone runs out of time.
+		saveCtx := ctx
+		if ctx.Err() != nil {
+			var cancel context.CancelFunc
+			saveCtx, cancel = context.WithTimeout(context.WithoutCancel(ctx), storeGrace)
+			defer cancel()
+		}
+		stored, created, err := h.events.SaveWebhookEvent(saveCtx, ev)
 		if err != nil {
 			return ReceiveWebhookResult{}, err
 		}

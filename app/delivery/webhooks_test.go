@@ -307,6 +307,95 @@ func TestWebhookEventsAreStoredBeforeTheyApply(t *testing.T) {
 	}
 }
 
+// TestWebhookStoredAndAppliedInOneTransaction: a call whose items all
+// apply costs one transaction, which stores the event already applied; the
+// same body again is answered from the stored event in one more and
+// changes nothing.
+func TestWebhookStoredAndAppliedInOneTransaction(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	m := f.send(t, f.principal, "+14155552671")
+	var txs atomic.Int64
+	tx := &portsmock.TransactorMock{WithinTxFunc: func(ctx context.Context, fn func(context.Context, ports.Repos) error) error {
+		txs.Add(1)
+		return f.st.WithinTx(ctx, fn)
+	}}
+	h := newHooks(f, tx)
+	body := h.body(statuses(ports.StatusEvent{MessageID: m.ID, ProviderID: "wamid.A", Status: domain.StatusDelivered, At: t0}))
+
+	res, err := h.receive.Handle(ctx, delivery.ReceiveWebhook{Body: body, Signature: "ok"})
+	if err != nil || !res.Applied || res.Duplicate || res.Report.Statuses != 1 {
+		t.Fatalf("first call: %+v, %v; want applied, one status", res, err)
+	}
+	if n := txs.Load(); n != 1 {
+		t.Errorf("first call took %d transactions, want 1", n)
+	}
+	evs := f.webhookEvents(t)
+	if len(evs) != 1 || evs[0].AppliedAt == nil || evs[0].Attempts != 1 || string(evs[0].Body) != string(body) {
+		t.Fatalf("stored events %+v, want the body, applied at its first attempt", evs)
+	}
+	if got := f.message(t, m.ID); got.Status != domain.StatusDelivered {
+		t.Errorf("message %v, want delivered", got.Status)
+	}
+
+	again, err := h.receive.Handle(ctx, delivery.ReceiveWebhook{Body: body, Signature: "ok"})
+	if err != nil || !again.Duplicate || !again.Applied || again.Event.ID != evs[0].ID || again.Report.Statuses != 0 {
+		t.Errorf("the same body again: %+v (%v), want the stored event, applied before, nothing changed", again, err)
+	}
+	if n := txs.Load(); n != 2 {
+		t.Errorf("two calls took %d transactions, want 2", n)
+	}
+	if evs := f.webhookEvents(t); len(evs) != 1 || evs[0].Attempts != 1 {
+		t.Errorf("after the duplicate: %+v, want one event, one attempt", evs)
+	}
+}
+
+// TestWebhookOutOfTimeIsStillStored: when the request's time runs out in
+// the transaction that stores and applies the call, the event is stored
+// on its own and left to the retry loop, as before the two were one
+// transaction.
+func TestWebhookOutOfTimeIsStillStored(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	m := f.send(t, f.principal, "+14155552671")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tx := &portsmock.TransactorMock{WithinTxFunc: func(ctx context.Context, fn func(context.Context, ports.Repos) error) error {
+		cancel() // the request's time runs out while the transaction waits
+		return fmt.Errorf("begin transaction: %w", ctx.Err())
+	}}
+	h := newHooks(f, tx)
+	events := timeBoundEvents{f.st}
+	numbers := &portsmock.BusinessNumbersMock{IsOursFunc: func(id string) bool { return id == ourNumber }}
+	receive := delivery.NewReceiveWebhookHandler(h.verifier, events,
+		delivery.NewApplyWebhookEventHandler(h.decoder, numbers, tx, events, f.clock, f.ids, f.events, delivery.Config{}, nil),
+		f.clock, f.ids, nil)
+	body := h.body(statuses(ports.StatusEvent{MessageID: m.ID, ProviderID: "wamid.A", Status: domain.StatusRead, At: t0}))
+	res, err := receive.Handle(ctx, delivery.ReceiveWebhook{Body: body, Signature: "ok"})
+	if err != nil || res.Applied || res.ApplyError == nil {
+		t.Fatalf("out of time: %+v, %v; want stored, not applied, no error", res, err)
+	}
+	evs := f.webhookEvents(t)
+	if len(evs) != 1 || evs[0].AppliedAt != nil || string(evs[0].Body) != string(body) {
+		t.Fatalf("stored events %+v, want the body kept, not applied", evs)
+	}
+	if got := f.message(t, m.ID); got.Status != domain.StatusQueued {
+		t.Errorf("message %v, want it unchanged until the retry", got.Status)
+	}
+}
+
+// timeBoundEvents refuses to store for a request whose time has run out,
+// as the SQL stores do.
+type timeBoundEvents struct{ ports.WebhookEventRepository }
+
+func (e timeBoundEvents) SaveWebhookEvent(ctx context.Context, ev domain.WebhookEvent) (domain.WebhookEvent, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return domain.WebhookEvent{}, false, err
+	}
+	return e.WebhookEventRepository.SaveWebhookEvent(ctx, ev)
+}
+
 // TestRetriesStopAfterMaxAttempts leaves an event that keeps failing to
 // `herald webhooks replay`, which reports it.
 func TestRetriesStopAfterMaxAttempts(t *testing.T) {

@@ -26,7 +26,8 @@ const recordTimeout = 10 * time.Second
 // again after the retry schedule's delay (domain.EventAttemptDelay, spread
 // by ±10%) on a failure, given up after the last attempt; and the
 // endpoint's disabling rule (domain.WebhookEndpoint.RecordAttempt) is
-// applied in the same transaction. Many workers, on any number of
+// applied in the same transaction; attempts that end while another batch
+// of records commits share the next transaction (recorder). Many workers, on any number of
 // instances, share one store: the claim never hands a delivery to two, and
 // a record is fenced by the claim's owner and attempt number.
 type Worker struct {
@@ -43,6 +44,28 @@ type Worker struct {
 	inFlight sync.WaitGroup
 	slots    chan struct{} // one token per attempt running
 	freed    chan struct{} // signalled when an attempt ends
+
+	records recorder // what attempts came to, recorded in batches
+}
+
+// maxRecordBatch bounds the attempts recorded in one transaction.
+const maxRecordBatch = 64
+
+// recorder records attempts in batches: an attempt whose answer came
+// queues its record; when no batch is being recorded it records the queue
+// itself, and otherwise the batch running hands the queue on once it has
+// committed. Attempts that end while a batch commits share the next
+// transaction.
+type recorder struct {
+	mu      sync.Mutex
+	queue   []*pendingRecord
+	running bool
+}
+
+// pendingRecord is one attempt's record waiting for its batch.
+type pendingRecord struct {
+	rec  ports.AttemptRecord
+	done chan ports.AttemptOutcome // buffered
 }
 
 // NewWorker builds a worker; wake may be nil (it then only polls).
@@ -180,12 +203,8 @@ func (w *Worker) attempt(ctx context.Context, owner string, c ports.ClaimedDeliv
 	}
 	rec := ports.AttemptRecord{Owner: owner, Attempt: c.Attempt, DeliveryAttempt: a}
 	rec.State, rec.RetryAt = w.next(a, c.Attempt)
-	recCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-	defer cancel()
-	ep, err := w.queue.RecordAttempt(recCtx, rec, func(e *domain.WebhookEndpoint) error {
-		e.RecordAttempt(a.Status, at, w.cfg.DisableAfter)
-		return nil
-	})
+	out := w.record(ctx, rec)
+	ep, err := out.Endpoint, out.Err
 	switch {
 	case errors.Is(err, ports.ErrDeliveryLeaseLost):
 		w.log.Info("event delivery's lease lost before its attempt was recorded; another claim has it",
@@ -201,6 +220,60 @@ func (w *Worker) attempt(ctx context.Context, owner string, c ports.ClaimedDeliv
 	if err == nil && c.Endpoint.Status == domain.EndpointEnabled && ep.Status == domain.EndpointDisabled {
 		w.log.Warn("webhook endpoint disabled", "endpoint_id", string(ep.ID), "reason", ep.DisabledReason.String())
 	}
+}
+
+// record records rec with the other attempts that end meanwhile (see
+// recorder) and returns its outcome.
+func (w *Worker) record(ctx context.Context, rec ports.AttemptRecord) ports.AttemptOutcome {
+	p := &pendingRecord{rec: rec, done: make(chan ports.AttemptOutcome, 1)}
+	w.records.mu.Lock()
+	w.records.queue = append(w.records.queue, p)
+	lead := !w.records.running
+	w.records.running = true
+	w.records.mu.Unlock()
+	if lead {
+		w.recordBatch(ctx)
+	}
+	return <-p.done
+}
+
+// recordBatch records the queue's next batch in one transaction, and then
+// hands what queued meanwhile to a goroutine of its own, so that the
+// attempt that led frees its slot.
+func (w *Worker) recordBatch(ctx context.Context) {
+	w.records.mu.Lock()
+	n := min(len(w.records.queue), maxRecordBatch)
+	batch := w.records.queue[:n:n]
+	w.records.queue = w.records.queue[n:]
+	w.records.mu.Unlock()
+	recs := make([]ports.AttemptRecord, len(batch))
+	for i, p := range batch {
+		recs[i] = p.rec
+	}
+	recCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	out, err := w.queue.RecordAttempts(recCtx, recs, func(r ports.AttemptRecord, e *domain.WebhookEndpoint) error {
+		e.RecordAttempt(r.Status, r.At, w.cfg.DisableAfter)
+		return nil
+	})
+	cancel()
+	for i, p := range batch {
+		if err != nil {
+			p.done <- ports.AttemptOutcome{Err: err}
+		} else {
+			p.done <- out[i]
+		}
+	}
+	w.records.mu.Lock()
+	defer w.records.mu.Unlock()
+	if len(w.records.queue) == 0 {
+		w.records.running = false
+		return
+	}
+	w.inFlight.Add(1)
+	go func() {
+		defer w.inFlight.Done()
+		w.recordBatch(ctx)
+	}()
 }
 
 // next is the delivery's state after attempt number n ended with a: done

@@ -48,7 +48,7 @@ func newCampaignsCmd(e *env) *cobra.Command {
 	return noun("campaigns", "Create, list, activate and pause campaigns; sync templates from Meta",
 		newCampaignsCreateCmd(e), newCampaignsListCmd(e),
 		newCampaignsSetStatusCmd(e, domain.CampaignActive), newCampaignsSetStatusCmd(e, domain.CampaignPaused),
-		newCampaignsSyncTemplatesCmd(e))
+		newCampaignsMapCmd(e), newCampaignsSyncTemplatesCmd(e))
 }
 
 func newCampaignsCreateCmd(e *env) *cobra.Command {
@@ -88,7 +88,7 @@ func newCampaignsCreateCmd(e *env) *cobra.Command {
 		if header != "" {
 			hf, err := domain.ParseHeaderFormat(header)
 			if err != nil {
-				return usagef("--header-format must be none, text, image, video or document")
+				return usagef("--header-format must be none, text, image, video, document or location")
 			}
 			c.HeaderFormat = hf
 		}
@@ -126,7 +126,7 @@ func newCampaignsCreateCmd(e *env) *cobra.Command {
 	f.StringVar(&c.TemplateName, "template-name", "", "WhatsApp template name (required)")
 	f.StringVar(&c.Language, "language", "", "template language code, e.g. en_US (required)")
 	f.StringVar(&c.Body, "body", "", `template body with positional placeholders, e.g. "Hi {{1}}"; without it, the synced template's parts are used`)
-	f.StringVar(&header, "header-format", "", "none, text, image, video or document (with --body; default none)")
+	f.StringVar(&header, "header-format", "", "none, text, image, video, document or location (with --body; default none)")
 	f.StringVar(&c.HeaderText, "header-text", "", "header text, for --header-format text")
 	f.StringVar(&c.Footer, "footer", "", "footer text")
 	f.StringVar(&category, "category", "",
@@ -137,7 +137,7 @@ func newCampaignsCreateCmd(e *env) *cobra.Command {
 	out.register(cmd, "the campaign's id")
 	e.appFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("header-format", cobra.FixedCompletions(
-		[]string{"none", "text", "image", "video", "document"}, cobra.ShellCompDirectiveNoFileComp))
+		[]string{"none", "text", "image", "video", "document", "location"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("category", cobra.FixedCompletions(
 		[]string{"marketing", "utility", "authentication"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

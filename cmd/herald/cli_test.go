@@ -198,6 +198,8 @@ func TestTemplateSyncCommands(t *testing.T) {
 	fake.AddTemplate(fakemeta.Template{Name: "order_update", Language: "en_US", Status: "APPROVED",
 		Header: "image", Body: "Order {{1}} ships {{2}}", Footer: "Reply STOP to opt out"})
 	fake.AddTemplate(fakemeta.Template{Name: "coupon", Language: "en", Status: "APPROVED", Body: "Code {{code}}", ParameterFormat: "NAMED"})
+	fake.AddTemplate(fakemeta.Template{Name: "booking", Language: "en", Status: "APPROVED", Body: "Book a table",
+		Buttons: []fakemeta.Button{{Type: "FLOW", Text: "Book"}}})
 	c := newCLI(t)
 	env := c.env
 	c.env = func(k string) string {
@@ -217,8 +219,9 @@ func TestTemplateSyncCommands(t *testing.T) {
 		Placeholders                                            int
 	}
 	c.json(&templates, "campaigns", "sync-templates")
-	if len(templates) != 2 || templates[1].Name != "order_update" || templates[1].Status != "APPROVED" ||
-		templates[1].HeaderFormat != "image" || templates[1].Placeholders != 2 || templates[0].Unsupported == "" {
+	if len(templates) != 3 || templates[2].Name != "order_update" || templates[2].Status != "APPROVED" ||
+		templates[2].HeaderFormat != "image" || templates[2].Placeholders != 2 || templates[0].Unsupported == "" ||
+		templates[1].Name != "coupon" || templates[1].Unsupported != "" {
 		t.Fatalf("sync-templates: %+v", templates)
 	}
 
@@ -232,9 +235,12 @@ func TestTemplateSyncCommands(t *testing.T) {
 		camp.Body != "Order {{1}} ships {{2}}" || len(camp.Placeholders) != 2 || camp.Placeholders[0].Label != "Order" {
 		t.Fatalf("campaign from the synced template: %+v", camp)
 	}
-	if code, _, errOut := c.run("campaigns", "create", "--name", "C", "--template-name", "coupon", "--language", "en"); code != 1 ||
-		!strings.Contains(errOut, "named parameters") {
+	if code, _, errOut := c.run("campaigns", "create", "--name", "B", "--template-name", "booking", "--language", "en"); code != 1 ||
+		!strings.Contains(errOut, "flow buttons are not supported") {
 		t.Errorf("a template Herald cannot send: exit %d %q", code, errOut)
+	}
+	if code, _, errOut := c.run("campaigns", "create", "--name", "C", "--template-name", "coupon", "--language", "en"); code != 0 {
+		t.Errorf("a template with named parameters: exit %d %q", code, errOut)
 	}
 	if code, _, errOut := c.run("campaigns", "create", "--name", "M", "--template-name", "missing", "--language", "en"); code != 1 ||
 		!strings.Contains(errOut, "sync-templates") {

@@ -124,7 +124,9 @@ func debugServer(addr string) fx.Option {
 // whatsApp is the Cloud API adapter's part of the configuration.
 func (c *Config) whatsApp() whatsapp.Config {
 	return whatsapp.Config{APIURL: c.WhatsAppAPIURL, AccessToken: c.WhatsAppAccessToken,
-		PhoneNumberID: c.WhatsAppPhoneID, WABAID: c.WhatsAppWABAID}
+		PhoneNumberID: c.WhatsAppPhoneID, WABAID: c.WhatsAppWABAID,
+		// an idle connection for each send the dispatcher has in flight
+		Connections: delivery.Config{LiveMPS: c.WhatsAppMPS}.WithDefaults().DispatchConcurrency}
 }
 
 // cloudAPI provides the Cloud API client when any of its uses is

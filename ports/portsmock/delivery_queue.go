@@ -33,6 +33,9 @@ var _ ports.DeliveryQueue = &DeliveryQueueMock{}
 //			RecordAttemptFunc: func(ctx context.Context, r ports.AttemptRecord, endpoint func(*domain.WebhookEndpoint) error) (domain.WebhookEndpoint, error) {
 //				panic("mock out the RecordAttempt method")
 //			},
+//			RecordAttemptsFunc: func(ctx context.Context, recs []ports.AttemptRecord, endpoint func(ports.AttemptRecord, *domain.WebhookEndpoint) error) ([]ports.AttemptOutcome, error) {
+//				panic("mock out the RecordAttempts method")
+//			},
 //			RecoverFunc: func(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, id domain.WebhookEndpointID, since time.Time, now time.Time) (int, error) {
 //				panic("mock out the Recover method")
 //			},
@@ -57,6 +60,9 @@ type DeliveryQueueMock struct {
 
 	// RecordAttemptFunc mocks the RecordAttempt method.
 	RecordAttemptFunc func(ctx context.Context, r ports.AttemptRecord, endpoint func(*domain.WebhookEndpoint) error) (domain.WebhookEndpoint, error)
+
+	// RecordAttemptsFunc mocks the RecordAttempts method.
+	RecordAttemptsFunc func(ctx context.Context, recs []ports.AttemptRecord, endpoint func(ports.AttemptRecord, *domain.WebhookEndpoint) error) ([]ports.AttemptOutcome, error)
 
 	// RecoverFunc mocks the Recover method.
 	RecoverFunc func(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, id domain.WebhookEndpointID, since time.Time, now time.Time) (int, error)
@@ -106,6 +112,15 @@ type DeliveryQueueMock struct {
 			// Endpoint is the endpoint argument value.
 			Endpoint func(*domain.WebhookEndpoint) error
 		}
+		// RecordAttempts holds details about calls to the RecordAttempts method.
+		RecordAttempts []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Recs is the recs argument value.
+			Recs []ports.AttemptRecord
+			// Endpoint is the endpoint argument value.
+			Endpoint func(ports.AttemptRecord, *domain.WebhookEndpoint) error
+		}
 		// Recover holds details about calls to the Recover method.
 		Recover []struct {
 			// Ctx is the ctx argument value.
@@ -141,6 +156,7 @@ type DeliveryQueueMock struct {
 	lockListDeliveries       sync.RWMutex
 	lockListEndpointAttempts sync.RWMutex
 	lockRecordAttempt        sync.RWMutex
+	lockRecordAttempts       sync.RWMutex
 	lockRecover              sync.RWMutex
 	lockRedeliver            sync.RWMutex
 }
@@ -310,6 +326,46 @@ func (mock *DeliveryQueueMock) RecordAttemptCalls() []struct {
 	mock.lockRecordAttempt.RLock()
 	calls = mock.calls.RecordAttempt
 	mock.lockRecordAttempt.RUnlock()
+	return calls
+}
+
+// RecordAttempts calls RecordAttemptsFunc.
+func (mock *DeliveryQueueMock) RecordAttempts(ctx context.Context, recs []ports.AttemptRecord, endpoint func(ports.AttemptRecord, *domain.WebhookEndpoint) error) ([]ports.AttemptOutcome, error) {
+	if mock.RecordAttemptsFunc == nil {
+		panic("DeliveryQueueMock.RecordAttemptsFunc: method is nil but DeliveryQueue.RecordAttempts was just called")
+	}
+	callInfo := struct {
+		Ctx      context.Context
+		Recs     []ports.AttemptRecord
+		Endpoint func(ports.AttemptRecord, *domain.WebhookEndpoint) error
+	}{
+		Ctx:      ctx,
+		Recs:     recs,
+		Endpoint: endpoint,
+	}
+	mock.lockRecordAttempts.Lock()
+	mock.calls.RecordAttempts = append(mock.calls.RecordAttempts, callInfo)
+	mock.lockRecordAttempts.Unlock()
+	return mock.RecordAttemptsFunc(ctx, recs, endpoint)
+}
+
+// RecordAttemptsCalls gets all the calls that were made to RecordAttempts.
+// Check the length with:
+//
+//	len(mockedDeliveryQueue.RecordAttemptsCalls())
+func (mock *DeliveryQueueMock) RecordAttemptsCalls() []struct {
+	Ctx      context.Context
+	Recs     []ports.AttemptRecord
+	Endpoint func(ports.AttemptRecord, *domain.WebhookEndpoint) error
+} {
+	var calls []struct {
+		Ctx      context.Context
+		Recs     []ports.AttemptRecord
+		Endpoint func(ports.AttemptRecord, *domain.WebhookEndpoint) error
+	}
+	mock.lockRecordAttempts.RLock()
+	calls = mock.calls.RecordAttempts
+	mock.lockRecordAttempts.RUnlock()
 	return calls
 }
 

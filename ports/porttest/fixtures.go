@@ -292,7 +292,7 @@ func NewSession(t testing.TB, o domain.Operator, now time.Time) domain.Session {
 // and empty slices and maps are equal, and times must be the same instant and
 // in UTC.
 var cmpOptions = cmp.Options{
-	cmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{}, domain.HeaderFormat{},
+	cmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{}, domain.HeaderFormat{}, domain.SlotKind{},
 		domain.CampaignStatus{}, domain.MessageStatus{}, domain.Direction{}, domain.TemplateStatus{},
 		domain.TemplateCategory{}, domain.EventType{}, domain.DeliveryState{}, domain.EndpointStatus{},
 		domain.DisabledReason{}),
@@ -439,6 +439,7 @@ func cloneKey(k domain.APIKey) domain.APIKey {
 
 func cloneCampaign(c domain.Campaign) domain.Campaign {
 	c.Template.Placeholders = slices.Clone(c.Template.Placeholders)
+	c.Template.Slots = slices.Clone(c.Template.Slots)
 	return c
 }
 
@@ -449,6 +450,7 @@ func cloneSyncedTemplates(ts []domain.SyncedTemplate) []domain.SyncedTemplate {
 	out := make([]domain.SyncedTemplate, len(ts))
 	for i, t := range ts {
 		t.Definition.Placeholders = slices.Clone(t.Definition.Placeholders)
+		t.Definition.Slots = slices.Clone(t.Definition.Slots)
 		out[i] = t
 	}
 	return out
@@ -467,6 +469,7 @@ func cloneContact(c domain.Contact) domain.Contact {
 func cloneMessage(m domain.Message) domain.Message {
 	m.Variables = slices.Clone(m.Variables)
 	m.History = slices.Clone(m.History)
+	m.Values = slices.Clone(m.Values)
 	m.Failure = clonePtr(m.Failure)
 	m.Pricing = clonePtr(m.Pricing)
 	m.Session = clonePtr(m.Session)
@@ -506,4 +509,30 @@ func clonePtr[T any](p *T) *T {
 	}
 	v := *p
 	return &v
+}
+
+// NewSlotsTemplate returns a template with a slot of every kind a
+// carousel-free template has: a named body, a text header's parameter,
+// quick-reply, URL and copy-code buttons and an offer's expiry, some slots
+// remapped (a fixed payload, a shared position, labels). A send gives
+// five variables: name, code (also the coupon), the header's name, the
+// URL suffix and the expiry.
+func NewSlotsTemplate(t testing.TB) domain.Template {
+	t.Helper()
+	tmpl, err := domain.DefineTemplate(domain.TemplateDefinition{Name: "flash_sale", Language: "en_US", Named: true,
+		HeaderFormat: domain.HeaderText, HeaderText: "Sale for {{first_name}}", Body: "Hi {{first_name}}, use {{code}}.",
+		Offer: &domain.OfferDef{Text: "Ends soon", HasExpiration: true},
+		Buttons: []domain.ButtonDef{{Kind: domain.ButtonQuickReply, Text: "Stop"}, {Kind: domain.ButtonCopyCode},
+			{Kind: domain.ButtonURL, Text: "Shop", URL: "https://shop.example/s/{{1}}"}}})
+	if err != nil {
+		t.Fatalf("DefineTemplate: %v", err)
+	}
+	label, payload := "coupon", "STOP_PROMOS"
+	if err := tmpl.Remap("mapping", []domain.MappingEntry{
+		{Slot: "buttons.1", Position: 2, Label: &label}, {Slot: "buttons.0", Value: &payload},
+		{Slot: "buttons.2", Position: 4}, {Slot: "offer", Position: 5},
+	}); err != nil {
+		t.Fatalf("Remap: %v", err)
+	}
+	return tmpl
 }

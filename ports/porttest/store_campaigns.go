@@ -13,6 +13,7 @@ import (
 
 var campaignTests = []storeTest{
 	{"RoundTrip", testCampaignRoundTrip},
+	{"SlotsRoundTrip", testCampaignSlotsRoundTrip},
 	{"NotFound", testCampaignNotFound},
 	{"OtherWorkspace", testCampaignOtherWorkspace},
 	{"Update", testCampaignUpdate},
@@ -44,6 +45,30 @@ func testCampaignRoundTrip(t *testing.T, s Store) {
 			t.Fatalf("GetCampaign: %v", err)
 		}
 		mustEqual(t, "campaign with "+header.String()+" header", c, got)
+	}
+}
+
+// A campaign keeps every slot of its template and its mapping; one made
+// before slots existed (nil Slots) reads back without them, and has the
+// default ones.
+func testCampaignSlotsRoundTrip(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	rich := NewCampaign(t, f.ws)
+	rich.Template = NewSlotsTemplate(t)
+	old := NewCampaign(t, f.ws)
+	old.Template.Slots = nil
+	for name, c := range map[string]domain.Campaign{"slots": rich, "no slots": old} {
+		if err := s.CreateCampaign(f.ctx, c); err != nil {
+			t.Fatalf("CreateCampaign: %v", err)
+		}
+		got, err := s.GetCampaign(f.ctx, f.ws, c.ID)
+		if err != nil {
+			t.Fatalf("GetCampaign: %v", err)
+		}
+		mustEqual(t, "campaign with "+name, c, got)
+		if name == "no slots" && got.Template.Slots != nil {
+			t.Fatalf("a campaign without slots reads back with %+v", got.Template.Slots)
+		}
 	}
 }
 

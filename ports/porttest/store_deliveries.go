@@ -29,6 +29,9 @@ var deliveryTests = []storeTest{
 	{"Fenced", testDeliveryFenced},
 	{"EndpointRule", testDeliveryEndpointRule},
 	{"EndpointRuleError", testDeliveryEndpointRuleError},
+	{"RecordAttempts", testDeliveryRecordAttempts},
+	{"RecordAttemptsEndpointRule", testDeliveryRecordAttemptsEndpointRule},
+	{"RecordAttemptsFailAll", testDeliveryRecordAttemptsFailAll},
 	{"DisabledEndpointWaits", testDeliveryDisabledEndpointWaits},
 	{"Redeliver", testDeliveryRedeliver},
 	{"RedeliverTestEvent", testDeliveryRedeliverTestEvent},
@@ -700,4 +703,131 @@ func testDeliveryDeleteEndpoint(t *testing.T, s Store) {
 	if err != nil || len(attempts) != 1 {
 		t.Fatalf("the other endpoint's attempts: %v, %v", attempts, err)
 	}
+}
+
+// RecordAttempts records each attempt as RecordAttempt does; a record
+// whose lease is lost, or without a state, is its own outcome, changes
+// nothing and holds none of the others back. No records is no work.
+func testDeliveryRecordAttempts(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	e := f.endpoint(domain.ModeLive, domain.AllEvents())
+	now := Now()
+	okEv := f.appendEvent(NewEvent(t, f.ws, domain.ModeLive, domain.EventContactOptedOut, "", now))
+	lostEv := f.appendEvent(NewEvent(t, f.ws, domain.ModeLive, domain.EventContactOptedIn, "", now))
+	retryEv := f.appendEvent(NewEvent(t, f.ws, domain.ModeLive, domain.EventContactOptedOut, "", now.Add(time.Second)))
+	byEvent := map[domain.EventID]ports.ClaimedDelivery{}
+	for _, c := range claimAs(t, s, "w", now.Add(time.Second), e) {
+		byEvent[c.Event.ID] = c
+	}
+	if len(byEvent) != 3 {
+		t.Fatalf("claimed %d deliveries, want 3", len(byEvent))
+	}
+	if out, err := s.RecordAttempts(f.ctx, nil, nil); err != nil || len(out) != 0 {
+		t.Fatalf("RecordAttempts of none = %v, %v", out, err)
+	}
+	at := now.Add(2 * time.Second)
+	ok := attemptRecord("w", byEvent[okEv.ID], 200, at, domain.DeliverySucceeded, time.Time{})
+	lost := attemptRecord("w", byEvent[lostEv.ID], 200, at, domain.DeliverySucceeded, time.Time{})
+	lost.Owner = "someone else"
+	noState := attemptRecord("w", byEvent[lostEv.ID], 200, at, domain.DeliveryState{}, time.Time{})
+	retryAt := now.Add(time.Hour)
+	retry := attemptRecord("w", byEvent[retryEv.ID], 503, at, domain.DeliveryPending, retryAt)
+	out, err := s.RecordAttempts(f.ctx, []ports.AttemptRecord{ok, lost, noState, retry}, nil)
+	if err != nil {
+		t.Fatalf("RecordAttempts: %v", err)
+	}
+	if len(out) != 4 {
+		t.Fatalf("RecordAttempts gave %d outcomes for 4 records", len(out))
+	}
+	mustBe(t, "the lost lease's outcome", out[1].Err, ports.ErrDeliveryLeaseLost)
+	if out[2].Err == nil || errors.Is(out[2].Err, ports.ErrDeliveryLeaseLost) {
+		t.Fatalf("the record without a state: %v, want a caller's mistake", out[2].Err)
+	}
+	for _, i := range []int{0, 3} {
+		if out[i].Err != nil {
+			t.Fatalf("outcome %d: %v", i, out[i].Err)
+		}
+		mustEqual(t, "endpoint after the attempt", e, out[i].Endpoint)
+	}
+	f.mustDeliveries(okEv, domain.EventDelivery{Endpoint: e.ID, State: domain.DeliverySucceeded,
+		Attempts: []domain.DeliveryAttempt{ok.DeliveryAttempt}, UpdatedAt: at.Add(ok.Duration)})
+	f.mustDeliveries(retryEv, domain.EventDelivery{Endpoint: e.ID, State: domain.DeliveryPending, NextAttemptAt: &retryAt,
+		Attempts: []domain.DeliveryAttempt{retry.DeliveryAttempt}, UpdatedAt: at.Add(retry.Duration)})
+	f.mustDeliveries(lostEv, pendingAt(e.ID, &lostEv.OccurredAt, lostEv.OccurredAt))
+	// The lease the other records left alone still holds.
+	recordAttempt(t, s, "w", byEvent[lostEv.ID], 200, at, domain.DeliverySucceeded, time.Time{})
+}
+
+// In a batch, the endpoint function of each record runs on the endpoint as
+// the records before it left it: two failures an hour apart disable an
+// endpoint whose rule disables after an hour of failing, though neither
+// would alone.
+func testDeliveryRecordAttemptsEndpointRule(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	e := f.endpoint(domain.ModeLive, domain.AllEvents())
+	now := Now()
+	first := f.appendEvent(NewEvent(t, f.ws, domain.ModeLive, domain.EventContactOptedOut, "", now))
+	second := f.appendEvent(NewEvent(t, f.ws, domain.ModeLive, domain.EventContactOptedIn, "", now))
+	c1, c2 := claimBoth(t, s, now, e, first.ID, second.ID)
+	r1 := attemptRecord("w", c1, 500, now, domain.DeliveryPending, now.Add(time.Minute))
+	r2 := attemptRecord("w", c2, 500, now.Add(2*time.Hour), domain.DeliveryPending, now.Add(3*time.Hour))
+	afterFirst, want := cloneEndpoint(e), cloneEndpoint(e)
+	afterFirst.RecordAttempt(r1.Status, r1.At, time.Hour)
+	want.RecordAttempt(r1.Status, r1.At, time.Hour)
+	if !want.RecordAttempt(r2.Status, r2.At, time.Hour) {
+		t.Fatal("the domain does not disable after an hour of failures")
+	}
+	out, err := s.RecordAttempts(f.ctx, []ports.AttemptRecord{r1, r2}, func(r ports.AttemptRecord, w *domain.WebhookEndpoint) error {
+		w.RecordAttempt(r.Status, r.At, time.Hour)
+		return nil
+	})
+	if err != nil || len(out) != 2 || out[0].Err != nil || out[1].Err != nil {
+		t.Fatalf("RecordAttempts = %+v, %v", out, err)
+	}
+	mustEqual(t, "endpoint after the first record", afterFirst, out[0].Endpoint)
+	mustEqual(t, "endpoint after the second record", want, out[1].Endpoint)
+	mustEqual(t, "endpoint stored", want, f.getEndpoint(e.ID))
+	claimNone(t, s, claimAt("w", now.Add(48*time.Hour)), e)
+}
+
+// A failure that is not one record's own (here the endpoint function's)
+// stores none of the batch: the leases hold, no attempt is kept.
+func testDeliveryRecordAttemptsFailAll(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	e := f.endpoint(domain.ModeLive, domain.AllEvents())
+	now := Now()
+	first := f.appendEvent(NewEvent(t, f.ws, domain.ModeLive, domain.EventContactOptedOut, "", now))
+	second := f.appendEvent(NewEvent(t, f.ws, domain.ModeLive, domain.EventContactOptedIn, "", now))
+	c1, c2 := claimBoth(t, s, now, e, first.ID, second.ID)
+	r1 := attemptRecord("w", c1, 410, now, domain.DeliveryPending, now.Add(time.Minute))
+	r2 := attemptRecord("w", c2, 200, now, domain.DeliverySucceeded, time.Time{})
+	boom := errors.New("boom")
+	_, err := s.RecordAttempts(f.ctx, []ports.AttemptRecord{r1, r2}, func(r ports.AttemptRecord, w *domain.WebhookEndpoint) error {
+		if r.Event == second.ID {
+			return boom
+		}
+		w.RecordAttempt(r.Status, r.At, 0)
+		return nil
+	})
+	mustBe(t, "RecordAttempts with a failing endpoint function", err, boom)
+	mustEqual(t, "endpoint", e, f.getEndpoint(e.ID))
+	f.mustDeliveries(first, pendingAt(e.ID, &first.OccurredAt, first.OccurredAt))
+	f.mustDeliveries(second, pendingAt(e.ID, &second.OccurredAt, second.OccurredAt))
+	recordAttempt(t, s, "w", c1, 200, now, domain.DeliverySucceeded, time.Time{})
+	recordAttempt(t, s, "w", c2, 200, now, domain.DeliverySucceeded, time.Time{})
+}
+
+// claimBoth claims the endpoint's deliveries of two events, as "w" at now.
+func claimBoth(t *testing.T, s Store, now time.Time, e domain.WebhookEndpoint, first, second domain.EventID) (ports.ClaimedDelivery, ports.ClaimedDelivery) {
+	t.Helper()
+	byEvent := map[domain.EventID]ports.ClaimedDelivery{}
+	for _, c := range claimAs(t, s, "w", now, e) {
+		byEvent[c.Event.ID] = c
+	}
+	c1, ok1 := byEvent[first]
+	c2, ok2 := byEvent[second]
+	if len(byEvent) != 2 || !ok1 || !ok2 {
+		t.Fatalf("claimed %v, want the deliveries of %s and %s", byEvent, first, second)
+	}
+	return c1, c2
 }

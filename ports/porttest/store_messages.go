@@ -51,7 +51,19 @@ func testMessageRoundTrip(t *testing.T, s Store) {
 		&domain.Failure{Code: 131026, Title: "Message undeliverable"})
 	failed.RecordPricing(&domain.Pricing{Model: "PMP", Type: "regular", Category: "marketing", Billable: true})
 
-	for _, m := range []domain.Message{queued, failed} {
+	// A message keeps each slot's value; one accepted before slots has none.
+	rich := f.campaign()
+	rich.Template = NewSlotsTemplate(t)
+	prep, err := rich.Prepare([]string{"Asha", "SAVE25", "Asha", "summer", "1767225600000"}, "", domain.MediaPolicy{})
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	slotted := domain.NewMessage(domain.MessageID(NewID(domain.PrefixMessage)), rich, ct,
+		domain.Principal{Workspace: f.ws, Key: queued.KeyID, Mode: ct.Mode}, prep, Now())
+	old := NewMessage(t, c, ct)
+	old.Values = nil
+
+	for _, m := range []domain.Message{queued, failed, slotted, old} {
 		if err := s.CreateMessages(f.ctx, m); err != nil {
 			t.Fatalf("CreateMessages: %v", err)
 		}

@@ -17,6 +17,7 @@ import (
 // case isolates its templates by a fresh random account.
 var templateTests = []storeTest{
 	{"RoundTrip", testTemplateRoundTrip},
+	{"SlotsRoundTrip", testTemplateSlotsRoundTrip},
 	{"Replace", testTemplateReplace},
 	{"ReplaceWithNone", testTemplateReplaceWithNone},
 	{"OtherAccount", testTemplateOtherAccount},
@@ -77,6 +78,27 @@ func mustListTemplates(t *testing.T, s Store, account string, want []domain.Sync
 			t.Fatalf("GetTemplate %s (%s): %v", w.Name, w.Language, err)
 		}
 		mustEqual(t, "template "+w.Name+" ("+w.Language+")", w, one)
+	}
+}
+
+// A synced template keeps every slot with its default mapping; one stored
+// before slots existed (nil Slots) reads back without them.
+func testTemplateSlotsRoundTrip(t *testing.T, s Store) {
+	account := NewAccount()
+	rich := NewSyncedTemplate(t, account, "flash_sale", "en_US")
+	rich.Definition = NewSlotsTemplate(t)
+	old := NewSyncedTemplate(t, account, "order_update", "en_US")
+	old.Definition.Slots = nil
+	replaceTemplates(t, s, account, []domain.SyncedTemplate{rich, old})
+	for _, want := range []domain.SyncedTemplate{rich, old} {
+		got, err := s.GetTemplate(t.Context(), account, want.Name, want.Language)
+		if err != nil {
+			t.Fatalf("GetTemplate: %v", err)
+		}
+		mustEqual(t, "template "+want.Name, want, got)
+		if want.Definition.Slots == nil && got.Definition.Slots != nil {
+			t.Fatalf("a template without slots reads back with %+v", got.Definition.Slots)
+		}
 	}
 }
 

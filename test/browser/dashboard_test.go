@@ -44,6 +44,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	campaignID := createCampaign(t, b)
 	editMapping(t, b, campaignID)
 	sendAndWatch(t, b, token, campaignID)
+	editSlotMapping(t, b, token)
 	revokeKey(t, b, token, campaignID)
 	refuseCrossSite(t, b)
 	signOut(t, b)
@@ -182,6 +183,56 @@ func editMapping(t *testing.T, b *browser, id string) {
 		t.Fatalf("the preview reads %q, want {{1}} First name and {{2}} Verification code", got)
 	}
 	b.shot("campaign-saved")
+}
+
+// editSlotMapping opens a campaign whose template has buttons (made over
+// the API), has its quick reply's payload taken from a variable instead of
+// the button's text, and sees a fixed coupon code over Meta's 15
+// characters refused with what was typed kept.
+func editSlotMapping(t *testing.T, b *browser, token string) {
+	code, _, body := call(t, "POST", b.base+"/v1/campaigns", map[string]any{"name": "Deals", "templateName": "deals", "language": "en_US",
+		"body": "Hi {{1}}, your deal is ready.", "buttons": []map[string]string{{"type": "quick_reply", "text": "Stop"},
+			{"type": "url", "text": "Shop", "url": "https://shop.example/d/{{1}}"}, {"type": "copy_code"}}},
+		map[string]string{"X-API-KEY": token})
+	if code != http.StatusCreated {
+		t.Fatalf("creating a campaign with buttons over the API: %d %s", code, body)
+	}
+	id := regexp.MustCompile(`"id":"(cmp_[0-9a-z]+)"`).FindStringSubmatch(body)[1]
+	path := "/dashboard/campaigns/" + id
+	b.open(path)
+	// Slots 1…4: body.1, buttons.0 (the quick reply), buttons.1 (the URL's
+	// suffix), buttons.2 (the coupon code).
+	if got := value(b, "reading where the quick reply's payload comes from", chromedp.Value(chromedp.ID("source-2"))); got != "value" {
+		t.Fatalf("the quick reply's payload comes from %q, want a fixed value", got)
+	}
+	if got := value(b, "reading the payload", chromedp.Value(chromedp.ID("value-2"))); got != "Stop" {
+		t.Fatalf("the quick reply's fixed payload is %q, want its text", got)
+	}
+	b.shot("campaign-slots")
+	b.step("taking the payload from the variables", chromedp.SetValue(chromedp.ID("source-2"), "position"))
+	b.fill("#position-2", "4")
+	b.fill("#label-2", "Opt-out payload")
+	res := b.press("saving the slots", `form[action="`+path+`"] button[type=submit]`)
+	wantStatus(t, "saving the slots", res, http.StatusOK)
+	b.at(path + "?saved=1")
+	if got := value(b, "reading the payload's source", chromedp.Value(chromedp.ID("source-2"))); got != "position" {
+		t.Fatalf("after saving, the payload comes from %q", got)
+	}
+	if got := b.text("#curl"); !strings.Contains(got, `"variables":["value 1","value 2","value 3","Opt-out payload"]`) {
+		t.Fatalf("the send example does not follow the new mapping: %s", got)
+	}
+
+	b.step("fixing the coupon code", chromedp.SetValue(chromedp.ID("source-4"), "value"))
+	b.fill("#value-4", "WAYTOOLONGCOUPON1")
+	res = b.press("saving a coupon code too long", `form[action="`+path+`"] button[type=submit]`)
+	wantStatus(t, "saving a coupon code too long", res, http.StatusUnprocessableEntity)
+	if got := b.text("main .alert.error"); !strings.Contains(got, "15 characters Meta allows in a coupon code") {
+		t.Fatalf("the refusal says %q", got)
+	}
+	if got := value(b, "reading the coupon typed", chromedp.Value(chromedp.ID("value-4"))); got != "WAYTOOLONGCOUPON1" {
+		t.Fatalf("the refused form lost the coupon typed: %q", got)
+	}
+	b.shot("campaign-slots-refused")
 }
 
 // send posts a sandbox send through the campaign with Go's client and

@@ -329,6 +329,8 @@ type payload struct {
 		} `json:"language"`
 		Components []struct {
 			Type       string `json:"type"`
+			SubType    string `json:"sub_type"`
+			Index      string `json:"index"`
 			Parameters []struct {
 				Type string `json:"type"`
 				Text string `json:"text"`
@@ -444,6 +446,23 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 			if len(c.Parameters) == 1 {
 				header = c.Parameters[0].Type
 			}
+		}
+	}
+	// A button that takes a value (a URL ending in a placeholder, a copy
+	// code, an authentication template's code) needs its parameter, as
+	// Meta requires.
+	buttonParams := map[string]int{}
+	for _, c := range p.Template.Components {
+		if c.Type == "button" {
+			buttonParams[c.Index] += len(c.Parameters)
+		}
+	}
+	for i, b := range tmpl.Buttons {
+		typ := strings.ToUpper(b.Type)
+		needs := typ == "COPY_CODE" || typ == "OTP" || typ == "URL" && strings.Contains(b.URL, "{{")
+		if needs && buttonParams[strconv.Itoa(i)] != 1 {
+			s.fail(w, sendLedger, http.StatusBadRequest, 132000, 0, "Number of parameters does not match the expected number of params", "OAuthException")
+			return
 		}
 	}
 	if bodyParams != tmpl.BodyParams {

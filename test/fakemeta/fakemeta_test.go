@@ -208,3 +208,36 @@ func TestRequestCountCountsEverySendReceived(t *testing.T) {
 		t.Errorf("RequestCount = %d and len(Requests()) = %d after two sends, want 2 and 2", n, all)
 	}
 }
+
+// A button that takes a value must get it, as Meta refuses the send
+// otherwise (132000); a static button needs nothing.
+func TestSendNeedsButtonParameters(t *testing.T) {
+	t.Parallel()
+	fake := fakemeta.New(t)
+	fake.AddTemplate(fakemeta.Template{Name: "track", Language: "en", Status: "APPROVED", Body: "Shipped.",
+		Buttons: []fakemeta.Button{{Type: "PHONE_NUMBER", Text: "Call"}, {Type: "URL", Text: "Track", URL: "https://s.example/{{1}}"}}})
+	post := func(components string) (int, string) {
+		body := `{"messaging_product":"whatsapp","to":"+14155552671","type":"template","template":{"name":"track","language":{"code":"en"},"components":[` + components + `]}}`
+		req, _ := http.NewRequest(http.MethodPost, fake.URL+"/"+fake.PhoneNumberID+"/messages", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+fake.Token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	for _, c := range []struct {
+		components string
+		status     int
+	}{
+		{``, 400},
+		{`{"type":"button","sub_type":"url","index":"0","parameters":[{"type":"text","text":"x"}]}`, 400}, // the wrong button
+		{`{"type":"button","sub_type":"url","index":"1","parameters":[{"type":"text","text":"x"}]}`, 200},
+	} {
+		if status, body := post(c.components); status != c.status || status == 400 && !strings.Contains(body, "132000") {
+			t.Errorf("components [%s]: %d %s, want %d", c.components, status, body, c.status)
+		}
+	}
+}

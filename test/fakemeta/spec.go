@@ -36,7 +36,11 @@ var loadSpec = sync.OnceValues(func() (*Spec, error) {
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	js, err := json.Marshal(stringKeys(doc))
+	doc = stringKeys(doc)
+	if err := correctSpec(doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	js, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +121,95 @@ func (s *Spec) check(name, ptr string, doc []byte) error {
 		return fmt.Errorf("not a valid %s: %v\n%s", name, err, doc)
 	}
 	return nil
+}
+
+// correctSpec mends what Meta's document gets wrong about a template send,
+// and makes its discriminators bind (JSON Schema ignores OpenAPI's
+// discriminator keyword, so a component's or parameter's own schema would
+// otherwise never be checked):
+//
+//   - a component's index pattern is "^[2-6, 11-14]$", a character class
+//     that refuses "0"; the description says 0-9, and Meta's own examples
+//     send "0": the pattern becomes ^[0-9]$;
+//   - the component types lack limited_time_offer and carousel, the button
+//     sub_types copy_code, the parameter types location, and the button
+//     parameter types coupon_code, all of which Meta's template pages
+//     document for a send;
+//   - the components of a template, and the parameters of a header, a body
+//     and a button, are checked against the schema their type names.
+//
+// Nothing else is loosened.
+func correctSpec(doc any) error {
+	schemas, ok := dig(doc, "components", "schemas").(map[string]any)
+	if !ok {
+		return fmt.Errorf("no components.schemas")
+	}
+	var missing []string
+	prop := func(path ...string) map[string]any {
+		m, _ := dig(schemas, path...).(map[string]any)
+		if m == nil {
+			missing = append(missing, strings.Join(path, "."))
+			m = map[string]any{}
+		}
+		return m
+	}
+	addEnum := func(m map[string]any, values ...string) {
+		e, _ := m["enum"].([]any)
+		for _, v := range values {
+			e = append(e, v)
+		}
+		m["enum"] = e
+	}
+	addEnum(prop("TemplateComponent", "properties", "type"), "limited_time_offer", "carousel")
+	addEnum(prop("TemplateComponent", "properties", "sub_type"), "copy_code")
+	prop("TemplateComponent", "properties", "index")["pattern"] = "^[0-9]$"
+	addEnum(prop("ButtonComponent", "allOf", "1", "properties", "sub_type"), "copy_code")
+	prop("ButtonComponent", "allOf", "1", "properties", "index")["pattern"] = "^[0-9]$"
+	addEnum(prop("ParameterObject", "properties", "type"), "location", "limited_time_offer")
+	addEnum(prop("ButtonParameterObject", "properties", "type"), "coupon_code")
+
+	ref := func(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
+	bind := func(base string, mapping map[string]string) map[string]any {
+		var rules []any
+		for typ, name := range mapping {
+			rules = append(rules, map[string]any{
+				"if":   map[string]any{"properties": map[string]any{"type": map[string]any{"const": typ}}, "required": []any{"type"}},
+				"then": ref(name),
+			})
+		}
+		return map[string]any{"allOf": append([]any{ref(base)}, rules...)}
+	}
+	params := bind("ParameterObject", map[string]string{"text": "TextParameter", "image": "ImageParameter",
+		"video": "VideoParameter", "document": "DocumentParameter", "currency": "CurrencyParameter", "date_time": "DateTimeParameter"})
+	prop("TemplateObject", "properties", "components")["items"] = bind("TemplateComponent",
+		map[string]string{"header": "HeaderComponent", "body": "BodyComponent", "button": "ButtonComponent"})
+	prop("HeaderComponent", "allOf", "1", "properties", "parameters")["items"] = params
+	prop("BodyComponent", "allOf", "1", "properties", "parameters")["items"] = params
+	prop("ButtonComponent", "allOf", "1", "properties", "parameters")["items"] = bind("ButtonParameterObject",
+		map[string]string{"payload": "ButtonPayloadParameter", "text": "ButtonTextParameter"})
+	if missing != nil {
+		return fmt.Errorf("the document has none of %s: the corrections no longer fit it", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// dig follows keys (array indexes as decimal strings) into v.
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[k]
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
 }
 
 // stringKeys turns YAML maps with non-string keys (such as an unquoted 200)

@@ -311,7 +311,8 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		case <-req.Context().Done():
 		case <-r.quit:
 		}
-		return
+		// No answer at all, not even the one a returning handler makes.
+		panic(http.ErrAbortHandler)
 	}
 	if a.Location != "" {
 		w.Header().Set("Location", a.Location)

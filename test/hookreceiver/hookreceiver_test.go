@@ -203,8 +203,8 @@ func TestScript(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := client.Do(signed(t, r.URL, secret, "evt_3", now, body).WithContext(ctx)); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("the hang answered: %v", err)
+	if res, err := client.Do(signed(t, r.URL, secret, "evt_3", now, body).WithContext(ctx)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the hang answered: %v %v", err, res)
 	}
 	status, answer := send(t, client, signed(t, r.URL, secret, "evt_4", now, body))
 	if status != 202 || answer != "took evt_4" {

@@ -70,11 +70,13 @@ func dispatchRun(dir string, n, mps, concurrency int, latency time.Duration) err
 		}
 	}
 	obs := usecase.NewObserver(nil)
-	live := whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, PhoneNumberID: fake.PhoneNumberID})
+	cfg := delivery.Config{LiveMPS: mps, DispatchConcurrency: concurrency, DispatchBatch: 200, DispatchPoll: 10 * time.Millisecond}
+	live := whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, PhoneNumberID: fake.PhoneNumberID,
+		Connections: cfg.WithDefaults().DispatchConcurrency})
 	sb := sandbox.New(delivery.NewRecordStatusEventHandler(st, clock, nil, obs), clock, sandbox.Config{}, nil)
 	defer sb.Close()
 	dsp := delivery.NewDispatcher(st, st, st, st, delivery.Senders{Live: live, Sandbox: sb}, clock, ids, nil, nil,
-		delivery.Config{LiveMPS: mps, DispatchConcurrency: concurrency, DispatchBatch: 200, DispatchPoll: 10 * time.Millisecond}, obs)
+		cfg, obs)
 
 	cpu0 := cpustat.Self()
 	start := time.Now()

@@ -66,6 +66,7 @@ func main() {
 	drain := flag.Duration("drain", 10*time.Second, "with -pipeline: how long after the load every accepted message may take to reach read")
 	sample := flag.Duration("sample", time.Second, "with -pipeline: how often the backlog is sampled")
 	gap := flag.Duration("gap", 100*time.Millisecond, "with -pipeline: the fake Cloud API's pause between a message's sent, delivered and read webhooks")
+	heraldBin := flag.String("herald-bin", "", "with -pipeline: run this herald binary instead of building one from the working tree (to compare two builds in one session)")
 	webhookParallel := flag.Int("webhook-parallel", 64, "with -pipeline: status webhook POSTs the fake Cloud API has in flight at most")
 	flag.Parse()
 	set := map[string]bool{}
@@ -77,7 +78,7 @@ func main() {
 		err = errors.New("-mps-live applies to -mode live only")
 	case *pipeline:
 		po := pipelineOptions{allRates: *allRates, duration: o.duration, drain: *drain, sample: *sample, latency: *latency, gap: *gap,
-			webhookParallel: *webhookParallel, mps: *mps, postgres: o.postgres, cpuProfile: o.cpuProfile}
+			webhookParallel: *webhookParallel, mps: *mps, postgres: o.postgres, cpuProfile: o.cpuProfile, heraldBin: *heraldBin}
 		if !set["duration"] {
 			po.duration = time.Minute
 		}

@@ -38,6 +38,7 @@ type pipelineOptions struct {
 	engines         []string      // engineSQLite, enginePostgres
 	postgres        string        // the PostgreSQL server for enginePostgres
 	cpuProfile      string        // directory for herald's CPU profiles; empty: none
+	heraldBin       string        // a herald binary to run; empty: build one from the working tree
 }
 
 // The engines a pipeline run measures.
@@ -118,9 +119,11 @@ func runPipeline(o pipelineOptions, w io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := buildHerald(dir)
-	if err != nil {
-		return err
+	bin := o.heraldBin
+	if bin == "" {
+		if bin, err = buildHerald(dir); err != nil {
+			return err
+		}
 	}
 	var runs []pipelineRun
 	var errs []error

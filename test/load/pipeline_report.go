@@ -164,6 +164,9 @@ func printPipeline(w io.Writer, o pipelineOptions, runs []pipelineRun) {
 		"webhooks, one per POST, %s apart, at most %d in flight; drain bound %s; backlog sampled every %s. GOMAXPROCS=%d, NumCPU=%d, CPU: %s\n\n",
 		o.duration, vegetaVersion(), o.mps, o.latency, o.gap, o.webhookParallel, o.drain, o.sample,
 		runtime.GOMAXPROCS(0), runtime.NumCPU(), cpuModel())
+	if o.heraldBin != "" {
+		fmt.Fprintf(w, "Herald: %s (-herald-bin)\n\n", o.heraldBin)
+	}
 
 	fmt.Fprintln(w, "| engine | offered/s | accepted/s | to Cloud API/s | webhooks acked/s | read/s | send p50 | send p99 | send errors | webhook ack p99 | kept up |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")

@@ -1,5 +1,5 @@
 -- Session messages and the service window, SQLite (decision 0024). Same
--- changes as PostgreSQL's 0017_session_messages.sql.
+-- changes as PostgreSQL's 0016_session_messages.sql.
 --
 -- A message is a campaign's template or a session message: its kind, the
 -- content of a session message (JSON, Herald's own form of it) and the
@@ -15,10 +15,10 @@
 
 -- +goose Up
 PRAGMA defer_foreign_keys = ON;
-CREATE TABLE messages_0017 AS SELECT id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name, language, header_format,
+CREATE TABLE messages_0016 AS SELECT id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name, language, header_format,
     variables, media_header_url, rendered_body, status, history, provider_id, failure_code, failure_title,
     created_at, updated_at, due_at, lease_owner, lease_until, attempts, wa_id, pricing, sent_at, delivered_at,
-    read_at, failed_at, media_filename, failure_herald_code FROM messages;
+    read_at, failed_at, media_filename, failure_herald_code, parameters FROM messages;
 DROP TABLE messages;
 CREATE TABLE messages (
     id               TEXT    NOT NULL PRIMARY KEY,
@@ -55,6 +55,7 @@ CREATE TABLE messages (
     failed_at        INTEGER,
     media_filename   TEXT    NOT NULL DEFAULT '',
     failure_herald_code TEXT NOT NULL DEFAULT '',
+    parameters          TEXT    CHECK (parameters IS NULL OR json_valid(parameters)),
     kind                TEXT    NOT NULL DEFAULT 'template' CHECK (kind IN ('template', 'session')),
     session             TEXT    CHECK (json_valid(session)),
     reply_to            TEXT    NOT NULL DEFAULT ''
@@ -62,12 +63,12 @@ CREATE TABLE messages (
 INSERT INTO messages (id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name, language, header_format,
     variables, media_header_url, rendered_body, status, history, provider_id, failure_code, failure_title,
     created_at, updated_at, due_at, lease_owner, lease_until, attempts, wa_id, pricing, sent_at, delivered_at,
-    read_at, failed_at, media_filename, failure_herald_code)
+    read_at, failed_at, media_filename, failure_herald_code, parameters)
 SELECT id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name, language, header_format,
     variables, media_header_url, rendered_body, status, history, provider_id, failure_code, failure_title,
     created_at, updated_at, due_at, lease_owner, lease_until, attempts, wa_id, pricing, sent_at, delivered_at,
-    read_at, failed_at, media_filename, failure_herald_code FROM messages_0017;
-DROP TABLE messages_0017;
+    read_at, failed_at, media_filename, failure_herald_code, parameters FROM messages_0016;
+DROP TABLE messages_0016;
 CREATE INDEX messages_provider_id ON messages (provider_id) WHERE provider_id IS NOT NULL;
 CREATE INDEX messages_due ON messages (due_at, id) WHERE due_at IS NOT NULL;
 CREATE INDEX messages_campaign ON messages (workspace_id, campaign_id, id,
@@ -86,10 +87,10 @@ PRAGMA defer_foreign_keys = ON;
 ALTER TABLE contacts DROP COLUMN last_inbound_at;
 DELETE FROM conversation_entries WHERE message_id IN (SELECT id FROM messages WHERE kind = 'session');
 DELETE FROM messages WHERE kind = 'session';
-CREATE TABLE messages_0017 AS SELECT id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name, language, header_format,
+CREATE TABLE messages_0016 AS SELECT id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name, language, header_format,
     variables, media_header_url, rendered_body, status, history, provider_id, failure_code, failure_title,
     created_at, updated_at, due_at, lease_owner, lease_until, attempts, wa_id, pricing, sent_at, delivered_at,
-    read_at, failed_at, media_filename, failure_herald_code FROM messages;
+    read_at, failed_at, media_filename, failure_herald_code, parameters FROM messages;
 DROP TABLE messages;
 CREATE TABLE messages (
     id               TEXT    NOT NULL PRIMARY KEY,
@@ -125,17 +126,18 @@ CREATE TABLE messages (
     read_at          INTEGER,
     failed_at        INTEGER,
     media_filename   TEXT    NOT NULL DEFAULT '',
-    failure_herald_code TEXT NOT NULL DEFAULT ''
+    failure_herald_code TEXT NOT NULL DEFAULT '',
+    parameters          TEXT    CHECK (parameters IS NULL OR json_valid(parameters))
 ) STRICT;
 INSERT INTO messages (id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name, language, header_format,
     variables, media_header_url, rendered_body, status, history, provider_id, failure_code, failure_title,
     created_at, updated_at, due_at, lease_owner, lease_until, attempts, wa_id, pricing, sent_at, delivered_at,
-    read_at, failed_at, media_filename, failure_herald_code)
+    read_at, failed_at, media_filename, failure_herald_code, parameters)
 SELECT id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name, language, header_format,
     variables, media_header_url, rendered_body, status, history, provider_id, failure_code, failure_title,
     created_at, updated_at, due_at, lease_owner, lease_until, attempts, wa_id, pricing, sent_at, delivered_at,
-    read_at, failed_at, media_filename, failure_herald_code FROM messages_0017;
-DROP TABLE messages_0017;
+    read_at, failed_at, media_filename, failure_herald_code, parameters FROM messages_0016;
+DROP TABLE messages_0016;
 CREATE INDEX messages_provider_id ON messages (provider_id) WHERE provider_id IS NOT NULL;
 CREATE INDEX messages_due ON messages (due_at, id) WHERE due_at IS NOT NULL;
 CREATE INDEX messages_campaign ON messages (workspace_id, campaign_id, id,

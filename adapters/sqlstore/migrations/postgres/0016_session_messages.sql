@@ -1,5 +1,5 @@
 -- Session messages and the service window, PostgreSQL (decision 0024).
--- Same changes as SQLite's 0017_session_messages.sql.
+-- Same changes as SQLite's 0016_session_messages.sql.
 --
 -- A message is a campaign's template or a session message: its kind, the
 -- content of a session message (JSON, Herald's own form of it) and the
