@@ -27,6 +27,7 @@ var Module = fx.Module("app",
 		newEvents,
 		NewAuthenticateKeyHandler,
 		newSendCampaignMessageHandler,
+		newSendSessionMessageHandler,
 		NewGetContactByPhoneHandler,
 		NewSyncContactHandler,
 		NewGetMessageHandler,
@@ -36,6 +37,8 @@ var Module = fx.Module("app",
 		NewListConversationHandler,
 		NewEnsureDefaultWorkspaceHandler,
 		NewCreateWorkspaceHandler,
+		NewSimulateInboundHandler,
+		NewMarkReadHandler,
 		NewCreateKeyHandler,
 		NewListKeysHandler,
 		NewRevokeKeyHandler,
@@ -80,6 +83,11 @@ type sendCampaignParams struct {
 func newSendCampaignMessageHandler(p sendCampaignParams) *SendCampaignMessageHandler {
 	return NewSendCampaignMessageHandler(SendCampaignDeps{Tx: p.Tx, Campaigns: p.Campaigns, Contacts: p.Contacts,
 		Messages: p.Messages, Idempotency: p.Idempotency, SendCounts: p.SendCounts, Media: p.Media,
+		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil})
+}
+
+func newSendSessionMessageHandler(p sendCampaignParams) *SendSessionMessageHandler {
+	return NewSendSessionMessageHandler(SendSessionDeps{Tx: p.Tx, Messages: p.Messages, Idempotency: p.Idempotency,
 		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil})
 }
 

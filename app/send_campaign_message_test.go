@@ -52,7 +52,7 @@ func TestSendCommitsMessageContactAndEntry(t *testing.T) {
 	}
 
 	wantMsg := domain.Message{
-		ID: res.Message.ID, Workspace: f.principal.Workspace, CampaignID: f.campaign.ID, ContactID: c.ID,
+		ID: res.Message.ID, Kind: domain.MessageKindTemplate, Workspace: f.principal.Workspace, CampaignID: f.campaign.ID, ContactID: c.ID,
 		KeyID: f.principal.Key, Mode: domain.ModeTest, Phone: domain.MustPhoneNumber(phone),
 		TemplateName: "welcome", Language: "en_US", HeaderFormat: domain.HeaderNone,
 		Variables: []string{"Ana", "1234"}, RenderedBody: "Hi Ana, your code is 1234",

@@ -47,6 +47,9 @@ type Contact struct {
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	LastMessageAt *time.Time
+	// LastInboundAt is when the contact last wrote: their 24-hour
+	// customer-service window runs from it (session.go).
+	LastInboundAt *time.Time
 }
 
 // Limits on a contact's attributes and tags.
@@ -210,6 +213,10 @@ func (c *Contact) RecordInbound(waID, profileName string, at, now time.Time) {
 	at = at.UTC().Truncate(time.Microsecond)
 	if c.LastMessageAt == nil || at.After(*c.LastMessageAt) {
 		c.LastMessageAt = &at
+	}
+	if c.LastInboundAt == nil || at.After(*c.LastInboundAt) {
+		in := at
+		c.LastInboundAt = &in
 	}
 	c.UpdatedAt = now.UTC().Truncate(time.Microsecond)
 }

@@ -335,7 +335,7 @@ func TestRecordInbound(t *testing.T) {
 	// known has written before: at t1, as Ana on WhatsApp.
 	known := func(t *testing.T) domain.Contact {
 		c := syncedContact(t)
-		c.WaID, c.ProfileName, c.LastMessageAt = "14155552671", "Ana WA", &t1
+		c.WaID, c.ProfileName, c.LastMessageAt, c.LastInboundAt = "14155552671", "Ana WA", &t1, &t1
 		return c
 	}
 	cases := []struct {
@@ -373,6 +373,7 @@ func TestRecordInbound(t *testing.T) {
 			got, want := c.base(t), c.base(t)
 			c.apply(&want)
 			want.UpdatedAt = now
+			want.LastInboundAt = want.LastMessageAt // these contacts had only inbound messages
 			got.RecordInbound(c.waID, c.profile, c.at, now)
 			if diff := cmp.Diff(want, got, cmpContact); diff != "" {
 				t.Fatalf("after RecordInbound (-want +got):\n%s", diff)

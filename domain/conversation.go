@@ -99,8 +99,12 @@ type Entry struct {
 
 // OutboundEntry is the thread entry for a message just accepted.
 func OutboundEntry(id EntryID, m Message, c Contact) Entry {
+	kind := KindTemplate
+	if m.Session != nil {
+		kind = m.Session.Type
+	}
 	return Entry{ID: id, Workspace: m.Workspace, ContactID: c.ID, ConversationID: c.ConversationID,
-		Direction: Outbound, Kind: KindTemplate, MessageID: m.ID, Status: m.Status, Mode: m.Mode, Body: m.RenderedBody,
+		Direction: Outbound, Kind: kind, MessageID: m.ID, Status: m.Status, Mode: m.Mode, Body: m.RenderedBody,
 		CreatedAt: m.CreatedAt}
 }
 

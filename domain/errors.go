@@ -44,6 +44,8 @@ const (
 	CodeSessionNotFound        Code = "session_not_found"
 	CodeOperatorNotFound       Code = "operator_not_found"
 	CodeWhatsAppNotConfigured  Code = "whatsapp_not_configured"
+	// Session messages.
+	CodeOutsideServiceWindow Code = "outside_service_window"
 	// Events to the customer's systems.
 	CodeWebhookEndpointNotFound Code = "webhook_endpoint_not_found"
 	CodeEventNotFound           Code = "event_not_found"
@@ -64,7 +66,7 @@ func Codes() []Code {
 		CodeInvalidParameter, CodeInvalidTransition, CodeConflict,
 		CodeInvalidIdempotencyKey, CodeIdempotencyInFlight, CodeIdempotencyKeyReused,
 		CodeDailySendCapReached, CodeInvalidCredentials, CodeSessionNotFound, CodeOperatorNotFound,
-		CodeWhatsAppNotConfigured,
+		CodeWhatsAppNotConfigured, CodeOutsideServiceWindow,
 		CodeWebhookEndpointNotFound, CodeEventNotFound, CodeInvalidWebhookURL, CodeInvalidEventType,
 	}
 }
@@ -132,6 +134,9 @@ var (
 	ErrEventNotFound           = &Error{Code: CodeEventNotFound, Detail: "no event with this id"}
 	ErrInvalidWebhookURL       = &Error{Code: CodeInvalidWebhookURL}
 	ErrInvalidEventType        = &Error{Code: CodeInvalidEventType}
+	// ErrOutsideServiceWindow matches every refusal of a session message
+	// outside the contact's customer-service window.
+	ErrOutsideServiceWindow = &Error{Code: CodeOutsideServiceWindow}
 )
 
 // notFound are the errors that say an object does not exist, or is another

@@ -32,6 +32,7 @@ const (
 	PrefixEntry        = "ent"
 	PrefixWebhookEvent = "whk"
 	PrefixOperator     = "opr"
+	PrefixMedia        = "med"
 )
 
 const (

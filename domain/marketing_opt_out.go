@@ -73,6 +73,16 @@ func (s OptOutState) Failure(cat TemplateCategory) *Failure {
 	return nil
 }
 
+// SessionFailure is why a session message still waiting to be sent to the
+// contact must not go: only an opt-out of every message stops it, since
+// stopping marketing stops templates only.
+func (s OptOutState) SessionFailure() *Failure {
+	if s.OptedOut {
+		return &Failure{Title: OptedOutTitle, HeraldCode: CodeContactOptedOut}
+	}
+	return nil
+}
+
 // OptOutFailure is OptOutState().Failure(cat).
 func (c Contact) OptOutFailure(cat TemplateCategory) *Failure { return c.OptOutState().Failure(cat) }
 

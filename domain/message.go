@@ -78,6 +78,11 @@ type Failure struct {
 	HeraldCode Code
 }
 
+// MetaOutsideWindowCode is Meta's error for a session message sent
+// outside the customer-service window ("Re-engagement message"): Herald
+// records it as outside_service_window.
+const MetaOutsideWindowCode = 131047
+
 // Pricing is how Meta charges for a message, as its status events report
 // it: the pricing model (PMP, or CBP before July 2025), the type (regular,
 // free_customer_service, free_entry_point) and the category (marketing,
@@ -89,9 +94,12 @@ type Pricing struct {
 	Billable bool
 }
 
-// Message is one template message to one recipient.
+// Message is one message to one recipient: a campaign's template, or a
+// session message (Kind MessageKindSession, no campaign, its content in
+// Session).
 type Message struct {
 	ID             MessageID
+	Kind           string // MessageKindTemplate or MessageKindSession
 	Workspace      WorkspaceID
 	CampaignID     CampaignID
 	ContactID      ContactID
@@ -115,8 +123,12 @@ type Message struct {
 	WaID         string // the recipient's WhatsApp id, as Meta answered the send
 	Failure      *Failure
 	Pricing      *Pricing // from Meta's status events, once one carries it
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Session messages: what the message says, and the wamid of the
+	// message it quotes (Meta's context), when it quotes one.
+	Session   *SessionContent
+	ReplyTo   string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 	// TraceParent is the W3C traceparent of the request that accepted the
 	// message, "" without tracing: its send's span links back to it.
 	TraceParent string
@@ -126,7 +138,7 @@ type Message struct {
 func NewMessage(id MessageID, c Campaign, contact Contact, p Principal, prep Prepared, now time.Time) Message {
 	now = now.UTC().Truncate(time.Microsecond)
 	return Message{
-		ID: id, Workspace: c.Workspace, CampaignID: c.ID, ContactID: contact.ID,
+		ID: id, Kind: MessageKindTemplate, Workspace: c.Workspace, CampaignID: c.ID, ContactID: contact.ID,
 		KeyID: p.Key, Mode: p.Mode, Phone: contact.Phone,
 		TemplateName: c.Template.Name, Language: c.Template.Language, HeaderFormat: c.Template.HeaderFormat,
 		Variables: prep.Variables, MediaHeaderURL: prep.MediaHeaderURL, MediaFilename: prep.MediaFilename, Values: prep.Values,
@@ -136,6 +148,23 @@ func NewMessage(id MessageID, c Campaign, contact Contact, p Principal, prep Pre
 		CreatedAt:    now, UpdatedAt: now,
 	}
 }
+
+// NewSessionMessage makes a queued session message to contact, quoting
+// the message whose wamid is replyTo when it is not empty.
+func NewSessionMessage(id MessageID, contact Contact, p Principal, phone PhoneNumber, content SessionContent, replyTo string, now time.Time) Message {
+	now = now.UTC().Truncate(time.Microsecond)
+	return Message{
+		ID: id, Kind: MessageKindSession, Workspace: contact.Workspace, ContactID: contact.ID,
+		KeyID: p.Key, Mode: p.Mode, Phone: phone, Variables: []string{},
+		Session: &content, ReplyTo: replyTo, RenderedBody: content.Preview(),
+		Status:    StatusQueued,
+		History:   []StatusChange{{Status: StatusQueued, At: now}},
+		CreatedAt: now, UpdatedAt: now,
+	}
+}
+
+// IsSession reports whether m is a session message.
+func (m Message) IsSession() bool { return m.Kind == MessageKindSession }
 
 // Advance records that the message reached status at the given time. Status
 // only moves forward: a late or repeated event is kept in the history (once)
@@ -163,6 +192,9 @@ func (m *Message) Advance(status MessageStatus, at time.Time, failure *Failure) 
 		m.Status = StatusFailed
 		if failure != nil {
 			f := *failure
+			if f.Code == MetaOutsideWindowCode && f.HeraldCode == "" {
+				f.HeraldCode = CodeOutsideServiceWindow
+			}
 			m.Failure = &f
 		}
 	case status.rank() > m.Status.rank():

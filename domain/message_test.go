@@ -270,7 +270,7 @@ func TestNewMessageAndOutboundEntry(t *testing.T) {
 	now := t0.Add(90 * time.Second)
 	m := domain.NewMessage("msg_x", c, contact, p, prep, now)
 	want := domain.Message{
-		ID: "msg_x", Workspace: "wsp_x", CampaignID: "cmp_x", ContactID: "ctc_x", KeyID: "key_x", Mode: domain.ModeLive,
+		ID: "msg_x", Kind: domain.MessageKindTemplate, Workspace: "wsp_x", CampaignID: "cmp_x", ContactID: "ctc_x", KeyID: "key_x", Mode: domain.ModeLive,
 		Phone: contact.Phone, TemplateName: "promo", Language: "en", HeaderFormat: domain.HeaderImage,
 		Variables: []string{"Ana"}, MediaHeaderURL: "https://cdn.example.com/a.png", RenderedBody: "Hi Ana",
 		Values: prep.Values, // every slot with its value: Prepare's tests check them

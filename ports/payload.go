@@ -270,6 +270,6 @@ func OutboundFor(m domain.Message) OutboundMessage {
 	return OutboundMessage{
 		ID: m.ID, To: m.Phone, TemplateName: m.TemplateName, Language: m.Language,
 		HeaderFormat: m.HeaderFormat, MediaHeaderURL: m.MediaHeaderURL, MediaFilename: m.MediaFilename, Variables: m.Variables,
-		Values: m.Values,
+		Session: m.Session, ReplyTo: m.ReplyTo, Values: m.Values,
 	}
 }

@@ -277,6 +277,9 @@ type ConversationRepository interface {
 	// first, and the cursor of the next page (empty on the last). Outbound
 	// entries carry the current status of their message.
 	ListEntries(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, mode domain.KeyMode, p Page) ([]domain.Entry, string, error)
+	// GetInboundEntry returns the workspace's inbound entry of mode whose
+	// ProviderID (Meta's wamid) is providerID, or domain.ErrMessageNotFound.
+	GetInboundEntry(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, providerID string) (domain.Entry, error)
 }
 
 // WebhookEventFilter selects stored webhook events, oldest first.

@@ -22,6 +22,11 @@ type OutboundMessage struct {
 	MediaHeaderURL string
 	MediaFilename  string // a document header's file name, shown to the recipient
 	Variables      []string
+	// Session messages: the content, the wamid quoted, and Meta's ids of
+	// the Herald media the content names (by Herald's id).
+	Session  *domain.SessionContent
+	ReplyTo  string
+	MediaIDs map[string]string
 	// Values are every slot with its value; nil for a message accepted
 	// before slots, which sends Variables as the body's parameters.
 	Values []domain.SlotValue
@@ -37,6 +42,12 @@ type SendResult struct {
 // returned error is a *SendError that says how to handle it.
 type WhatsAppSender interface {
 	Send(ctx context.Context, m OutboundMessage) (SendResult, error)
+}
+
+// ReadMarker marks a contact's message read on WhatsApp (blue ticks),
+// with the typing indicator when typing is set. Senders implement it.
+type ReadMarker interface {
+	MarkRead(ctx context.Context, wamid string, typing bool) error
 }
 
 // SendErrorClass says how a failed send is handled.

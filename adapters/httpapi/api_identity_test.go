@@ -28,7 +28,11 @@ func contactBody(t *testing.T, e *apiEnv, ws domain.WorkspaceID, id string) stri
 	if c.LastMessageAt != nil {
 		last = c.LastMessageAt.Format(time.RFC3339Nano)
 	}
-	return canonical(map[string]any{"id": id, "phoneNumber": orNull(c.Phone.String()), "name": c.Name, "email": c.Email,
+	var window any
+	if c.LastInboundAt != nil {
+		window = c.LastInboundAt.Add(domain.ServiceWindow).Format(time.RFC3339Nano)
+	}
+	return canonical(map[string]any{"id": id, "serviceWindowExpiresAt": window, "phoneNumber": orNull(c.Phone.String()), "name": c.Name, "email": c.Email,
 		"attributes": c.Attributes, "tags": c.Tags, "optedOut": c.OptedOut, "marketingOptedOut": c.Marketing.Stopped,
 		"waId": orNull(c.WaID), "profileName": orNull(c.ProfileName), "userId": orNull(c.UserID),
 		"parentUserId": orNull(c.ParentUserID), "username": orNull(c.Username), "createdAt": c.CreatedAt.Format(time.RFC3339Nano),

@@ -262,6 +262,8 @@ var modeMatrix = []modeRow{
 	{"campaign stats", "GET /v1/campaigns/{id}/stats", checkModeCampaign},
 	{"campaign list", "GET /v1/campaigns", checkModeCampaign},
 	{"send", "POST /v1/messages/send-campaign", checkModeSend},
+	{"session message to the other mode's contact", "POST /v1/messages", checkModeSession},
+	{"mark the other mode's message read", "POST /v1/messages/{id}/read", checkModeMarkRead},
 	{"sync", "POST /v1/contacts/sync", checkModeSync},
 	{"create campaign", "POST /v1/campaigns", checkModeCampaignWrites},
 	{"edit campaign", "PATCH /v1/campaigns/{id}", checkModeCampaignWrites},
@@ -607,5 +609,50 @@ func TestModeMatrixCoversEveryKeyedRoute(t *testing.T) {
 	slices.Sort(keyedRoutes)
 	if !slices.Equal(got, keyedRoutes) {
 		t.Errorf("the mode matrix covers %v;\nthe keyed routes are %v", got, keyedRoutes)
+	}
+}
+
+// checkModeSession: a session message to the other mode's contact, by id,
+// answers like one to a missing contact; the owner's key reaches it once
+// the contact has written.
+func checkModeSession(t *testing.T, f *modeFixture) {
+	body := func(contact string) string { return withRecipient(sessionBodies["text"], "contactId", contact) }
+	for _, d := range f.directions() {
+		check := func() {
+			theirs, theirsRaw := f.e.do(t, "POST", sessionURL, f.e.keyed(d.viewer.key), body(d.owner.contact))
+			missing, missingRaw := f.e.do(t, "POST", sessionURL, f.e.keyed(d.viewer.key), body(f.missing.contact))
+			assertLooksMissing(t, "contact_not_found", d.name+" session to "+d.owner.contact, theirs, theirsRaw,
+				"missing "+f.missing.contact, missing, missingRaw)
+		}
+		if d.viewer == f.test {
+			f.asTest(t, check)
+		} else {
+			check()
+		}
+	}
+	f.e.wrote(t, f.test.key, f.test.contact, time.Now().Add(-time.Minute))
+	if res, got := f.e.do(t, "POST", sessionURL, f.e.keyed(f.test.key), body(f.test.contact)); res.StatusCode != 202 {
+		t.Errorf("the owner's session message: %d %s", res.StatusCode, got)
+	}
+}
+
+// checkModeMarkRead: marking the other mode's inbound message read answers
+// like an unknown one; the owner's key marks it.
+func checkModeMarkRead(t *testing.T, f *modeFixture) {
+	wamids := map[string]string{f.live.key: f.e.inbound(t, f.live.key, f.live.contact), f.test.key: f.e.inbound(t, f.test.key, f.test.contact)}
+	for _, d := range f.directions() {
+		check := func() {
+			theirs, theirsRaw := f.e.do(t, "POST", "/v1/messages/"+wamids[d.owner.key]+"/read", f.e.keyed(d.viewer.key), "")
+			missing, missingRaw := f.e.do(t, "POST", "/v1/messages/wamid.MISSING/read", f.e.keyed(d.viewer.key), "")
+			assertLooksMissing(t, "message_not_found", d.name+" read", theirs, theirsRaw, "missing", missing, missingRaw)
+		}
+		if d.viewer == f.test {
+			f.asTest(t, check)
+		} else {
+			check()
+		}
+		if res, got := f.e.do(t, "POST", "/v1/messages/"+wamids[d.owner.key]+"/read", f.e.keyed(d.owner.key), ""); res.StatusCode != 200 {
+			t.Errorf("the owner's key: %d %s", res.StatusCode, got)
+		}
 	}
 }

@@ -145,8 +145,11 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 	e.otherCampaign = mustCampaign(string(other.ID), domain.HeaderNone, true)
 
 	deps := httpapi.Deps{
-		Auth:           auth,
-		SendCampaign:   newSendCampaign(st, app.Config{}),
+		Auth:         auth,
+		SendCampaign: newSendCampaign(st, app.Config{}),
+		MarkRead:     app.NewMarkReadHandler(st, delivery.Senders{Live: sb, Sandbox: sb}, obs),
+		SendSession: app.NewSendSessionMessageHandler(app.SendSessionDeps{Tx: st, Messages: st, Idempotency: st,
+			Clock: clock, IDs: ids, Obs: obs, LiveSending: true}),
 		ContactByPhone: app.NewGetContactByPhoneHandler(st, obs),
 		SyncContact:    app.NewSyncContactHandler(st, clock, ids, nil, obs),
 		GetMessage:     app.NewGetMessageHandler(st, obs),

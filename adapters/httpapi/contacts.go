@@ -27,7 +27,11 @@ type contactDTO struct {
 	CreatedAt         string  `json:"createdAt"`
 	UpdatedAt         string  `json:"updatedAt"`
 	LastMessageAt     *string `json:"lastMessageAt"`
-	ConversationID    string  `json:"conversationId"`
+	// ServiceWindowExpiresAt is when the contact's 24-hour
+	// customer-service window closes (or closed); null when they never
+	// wrote.
+	ServiceWindowExpiresAt *string `json:"serviceWindowExpiresAt"`
+	ConversationID         string  `json:"conversationId"`
 }
 
 func toContactDTO(c domain.Contact) contactDTO {
@@ -35,7 +39,8 @@ func toContactDTO(c domain.Contact) contactDTO {
 		Attributes: c.Attributes, Tags: c.Tags, OptedOut: c.OptedOut, MarketingOptedOut: c.Marketing.Stopped,
 		CreatedAt: rfc3339(c.CreatedAt),
 		UpdatedAt: rfc3339(c.UpdatedAt), LastMessageAt: rfc3339Ptr(c.LastMessageAt), ConversationID: string(c.ConversationID),
-		WaID: nonEmpty(c.WaID), ProfileName: nonEmpty(c.ProfileName), UserID: nonEmpty(c.UserID),
+		ServiceWindowExpiresAt: serviceWindow(c),
+		WaID:                   nonEmpty(c.WaID), ProfileName: nonEmpty(c.ProfileName), UserID: nonEmpty(c.UserID),
 		ParentUserID: nonEmpty(c.ParentUserID), Username: nonEmpty(c.Username)}
 	if out.Attributes == nil {
 		out.Attributes = map[string]string{}
@@ -168,4 +173,12 @@ func (a *api) conversation(w http.ResponseWriter, r *http.Request, contactID str
 		out.Data[i] = toEntryDTO(e)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// serviceWindow is when c's customer-service window closes, or nil.
+func serviceWindow(c domain.Contact) *string {
+	if at, ok := c.ServiceWindowExpiresAt(); ok {
+		return rfc3339Ptr(&at)
+	}
+	return nil
 }

@@ -98,9 +98,14 @@ func idempotencyKey(r *http.Request) (domain.IdempotencyKey, error) {
 }
 
 type messageDTO struct {
-	ID                string        `json:"id"`
-	Status            string        `json:"status"`
-	CampaignID        string        `json:"campaignId"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	// Kind is template or session; Type is a session message's type
+	// (null for templates) and ReplyTo the wamid it quotes.
+	Kind              string        `json:"kind"`
+	Type              *string       `json:"type"`
+	ReplyTo           *string       `json:"replyTo"`
+	CampaignID        *string       `json:"campaignId"`
 	ContactID         string        `json:"contactId"`
 	PhoneNumber       string        `json:"phoneNumber"`
 	Mode              string        `json:"mode"`
@@ -191,10 +196,13 @@ func (a *api) listMessages(w http.ResponseWriter, r *http.Request) {
 // toMessageDTO is m as GET /v1/messages/{id} shows it, and as message
 // events carry it.
 func toMessageDTO(m domain.Message) messageDTO {
-	out := messageDTO{ID: string(m.ID), Status: m.Status.String(), CampaignID: string(m.CampaignID),
+	out := messageDTO{ID: string(m.ID), Status: m.Status.String(), Kind: domain.MessageKindTemplate, CampaignID: nonEmpty(string(m.CampaignID)),
 		ContactID: string(m.ContactID), PhoneNumber: m.Phone.String(), Mode: m.Mode.String(),
 		TemplateName: m.TemplateName, Language: m.Language, RenderedBody: m.RenderedBody,
 		History: make([]statusEntry, len(m.History)), CreatedAt: rfc3339(m.CreatedAt), UpdatedAt: rfc3339(m.UpdatedAt)}
+	if m.Session != nil {
+		out.Kind, out.Type, out.ReplyTo = domain.MessageKindSession, &m.Session.Type, nonEmpty(m.ReplyTo)
+	}
 	if m.MediaHeaderURL != "" {
 		out.MediaHeaderURL = &m.MediaHeaderURL
 	}

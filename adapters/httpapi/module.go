@@ -49,6 +49,8 @@ type handlerParams struct {
 	fx.In
 	Auth           *app.AuthenticateKeyHandler
 	SendCampaign   *app.SendCampaignMessageHandler
+	SendSession    *app.SendSessionMessageHandler
+	MarkRead       *app.MarkReadHandler
 	ContactByPhone *app.GetContactByPhoneHandler
 	SyncContact    *app.SyncContactHandler
 	GetMessage     *app.GetMessageHandler
@@ -74,7 +76,7 @@ type handlerParams struct {
 
 func newHandler(p handlerParams) http.Handler {
 	return NewHandler(Deps{
-		Auth: p.Auth, SendCampaign: p.SendCampaign, ContactByPhone: p.ContactByPhone, SyncContact: p.SyncContact,
+		Auth: p.Auth, SendCampaign: p.SendCampaign, SendSession: p.SendSession, MarkRead: p.MarkRead, ContactByPhone: p.ContactByPhone, SyncContact: p.SyncContact,
 		GetMessage: p.GetMessage, ListMessages: p.ListMessages, ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign,
 		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Webhook: p.Webhook, WebhookVerify: p.WebhookVerify,
 		Store: p.Store, Dispatcher: p.Dispatcher, Dashboard: p.Dashboard, Events: p.Events.deps(),

@@ -655,6 +655,7 @@ func TestSpecCheckRejectsDrift(t *testing.T) {
 	message := map[string]any{"id": msgID, "status": "failed", "campaignId": cmpID, "contactId": ctcID,
 		"phoneNumber": "+14155552671", "mode": "test", "templateName": "welcome", "language": "en_US",
 		"renderedBody": "Hi", "mediaHeaderUrl": nil, "mediaHeaderFilename": nil, "providerMessageId": nil, "waId": nil, "pricing": nil,
+		"kind": "template", "type": nil, "replyTo": nil,
 		"error":     map[string]any{"code": 131026, "title": "Message undeliverable", "heraldCode": nil},
 		"history":   []any{map[string]any{"status": "queued", "at": "2026-11-22T10:00:00Z"}},
 		"createdAt": "2026-11-22T10:00:00Z", "updatedAt": "2026-11-22T10:00:01Z"}

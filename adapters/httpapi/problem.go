@@ -69,6 +69,7 @@ var statuses = map[domain.Code]statusTitle{
 	domain.CodeMediaUnreachable:       {422, "Media unreachable"},
 	domain.CodeInvalidParameter:       {422, "Invalid parameter"},
 	domain.CodeIdempotencyKeyReused:   {422, "Idempotency key reused"},
+	domain.CodeOutsideServiceWindow:   {422, "Outside service window"},
 	CodeRateLimited:                   {429, "Rate limited"},
 	domain.CodeDailySendCapReached:    {429, "Daily send cap reached"},
 	// Events to the customer's systems: webhook endpoints and events.
@@ -106,6 +107,10 @@ type problem struct {
 	Code      string `json:"code"`
 	Param     string `json:"param,omitempty"`
 	RequestID string `json:"requestId"`
+	// WindowClosedAt comes with outside_service_window: when the
+	// contact's customer-service window closed (absent when it never
+	// opened).
+	WindowClosedAt string `json:"windowClosedAt,omitempty"`
 }
 
 // The one detail for every refused key, so the answer never tells which check
@@ -135,6 +140,11 @@ func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err err
 		if errors.As(err, &re) {
 			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(re.After)))
 		}
+		var wc *domain.WindowClosedError
+		if errors.As(err, &wc) && !wc.ClosedAt.IsZero() {
+			writeProblemWith(w, r, de.Code, de.Param, de.Detail, func(p *problem) { p.WindowClosedAt = rfc3339(wc.ClosedAt) })
+			return
+		}
 		writeProblem(w, r, de.Code, de.Param, de.Detail)
 	case errors.Is(err, ports.ErrUnavailable):
 		log.Warn("store unavailable", zap.String("request_id", requestID(r.Context())), zap.Error(err))
@@ -154,12 +164,20 @@ func retryAfterSeconds(d time.Duration) int {
 
 // writeProblem writes a problem with the given code.
 func writeProblem(w http.ResponseWriter, r *http.Request, code domain.Code, param, detail string) {
+	writeProblemWith(w, r, code, param, detail, nil)
+}
+
+// writeProblemWith answers a problem with extension members set by ext.
+func writeProblemWith(w http.ResponseWriter, r *http.Request, code domain.Code, param, detail string, ext func(*problem)) {
 	status, title := statusFor(code)
 	if detail == "" {
 		detail = title
 	}
 	p := problem{Type: problemTypeBase + string(code), Title: title, Status: status, Detail: detail,
 		Code: string(code), Param: param, RequestID: requestID(r.Context())}
+	if ext != nil {
+		ext(&p)
+	}
 	b, _ := json.Marshal(p)
 	h := w.Header()
 	h.Set("Content-Type", "application/problem+json")

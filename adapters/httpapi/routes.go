@@ -16,6 +16,8 @@ import (
 type Deps struct {
 	Auth           *app.AuthenticateKeyHandler
 	SendCampaign   *app.SendCampaignMessageHandler
+	SendSession    *app.SendSessionMessageHandler
+	MarkRead       *app.MarkReadHandler
 	ContactByPhone *app.GetContactByPhoneHandler
 	SyncContact    *app.SyncContactHandler
 	GetMessage     *app.GetMessageHandler
@@ -66,6 +68,8 @@ type route struct {
 // routes lists every route the API serves, in one place.
 var routes = []route{
 	{"POST /v1/messages/send-campaign", true, (*api).sendCampaign},
+	{"POST /v1/messages", true, (*api).sendSession},
+	{"POST /v1/messages/{id}/read", true, (*api).markRead},
 	{"GET /v1/messages", true, (*api).listMessages},
 	{"GET /v1/messages/{id}", true, (*api).getMessage},
 	// GET /v1/contacts/by-phone/{phone} and GET /v1/contacts/{id}/conversation

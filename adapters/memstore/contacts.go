@@ -251,6 +251,7 @@ func copyContact(c domain.Contact) domain.Contact {
 	c.Tags = slices.Clone(c.Tags)
 	c.CreatedAt, c.UpdatedAt = utc(c.CreatedAt), utc(c.UpdatedAt)
 	c.LastMessageAt = utcPtr(c.LastMessageAt)
+	c.LastInboundAt = utcPtr(c.LastInboundAt)
 	c.OptOutChangedAt = utcPtr(c.OptOutChangedAt)
 	c.Marketing.ChangedAt = utcPtr(c.Marketing.ChangedAt)
 	return c

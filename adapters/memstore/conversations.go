@@ -58,6 +58,17 @@ func (r *repos) ListEntries(ctx context.Context, ws domain.WorkspaceID, contact 
 	return out, next, nil
 }
 
+// GetInboundEntry finds an inbound entry by its wamid.
+func (r *repos) GetInboundEntry(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, providerID string) (domain.Entry, error) {
+	defer r.enter(ctx)()
+	for _, e := range r.st.entries {
+		if e.Workspace == ws && e.Direction == domain.Inbound && e.ProviderID == providerID && providerID != "" && ofMode(e.Mode, mode) {
+			return copyEntry(e), nil
+		}
+	}
+	return domain.Entry{}, domain.NotFound(domain.ErrMessageNotFound)
+}
+
 func copyEntry(e domain.Entry) domain.Entry {
 	e.Media = clonePtr(e.Media)
 	e.CreatedAt = utc(e.CreatedAt)

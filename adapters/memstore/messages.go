@@ -137,6 +137,7 @@ func copyMessage(m domain.Message) domain.Message {
 	}
 	m.Failure = clonePtr(m.Failure)
 	m.Pricing = clonePtr(m.Pricing)
+	m.Session = clonePtr(m.Session) // its content is never changed
 	m.CreatedAt, m.UpdatedAt = utc(m.CreatedAt), utc(m.UpdatedAt)
 	return m
 }

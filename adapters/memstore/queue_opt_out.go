@@ -29,7 +29,10 @@ func (r *repos) FailQueuedMessages(ctx context.Context, c domain.Contact, now ti
 			q.leased && q.leaseUntil.After(now) {
 			continue
 		}
-		f := c.OptOutFailure(r.st.campaigns[old.CampaignID].Category)
+		f := c.OptOutState().SessionFailure()
+		if !old.IsSession() {
+			f = c.OptOutFailure(r.st.campaigns[old.CampaignID].Category)
+		}
 		if f == nil {
 			continue
 		}

@@ -71,6 +71,9 @@ func (s *Sender) Send(ctx context.Context, m ports.OutboundMessage) (ports.SendR
 		WaID:       strings.TrimPrefix(m.To.String(), "+"),
 	}
 	steps := s.plan(m.To)
+	if m.Session != nil && m.Session.Type == domain.KindReaction {
+		steps = steps[:1] // a reaction is only ever sent, as at Meta
+	}
 	if first := steps[0]; first.status == domain.StatusSent {
 		if err := s.sink.RecordStatus(ctx, ports.StatusEvent{MessageID: m.ID, ProviderID: res.ProviderID,
 			Status: domain.StatusSent, At: s.clock.Now()}); err != nil {
@@ -132,4 +135,15 @@ func (s *Sender) Close() {
 	s.wg.Wait()
 }
 
-var _ ports.WhatsAppSender = (*Sender)(nil)
+// MarkRead accepts a read mark as Meta would: no one is on the other side.
+func (s *Sender) MarkRead(ctx context.Context, wamid string, typing bool) error {
+	if wamid == "" {
+		return &ports.SendError{Class: ports.ClassPermanent, Code: 100, Title: "Invalid parameter"}
+	}
+	return ctx.Err()
+}
+
+var (
+	_ ports.WhatsAppSender = (*Sender)(nil)
+	_ ports.ReadMarker     = (*Sender)(nil)
+)

@@ -34,16 +34,17 @@ type contactRow struct {
 	CreatedAt       dbTime     `db:"created_at"`
 	UpdatedAt       dbTime     `db:"updated_at"`
 	LastMessageAt   nullTime   `db:"last_message_at"`
+	LastInboundAt   nullTime   `db:"last_inbound_at"`
 }
 
 const contactColumns = `id, workspace_id, mode, conversation_id, phone_number, name, email, attributes, tags, opted_out,
 opt_out_changed_at, marketing_stopped, marketing_changed_at, wa_id, profile_name, number_key, user_id, parent_user_id,
-username, created_at, updated_at, last_message_at`
+username, created_at, updated_at, last_message_at, last_inbound_at`
 
 // contactValues are the named parameters of contactColumns, in order.
 const contactValues = `:id, :workspace_id, :mode, :conversation_id, :phone_number, :name, :email, :attributes, :tags,
 :opted_out, :opt_out_changed_at, :marketing_stopped, :marketing_changed_at, :wa_id, :profile_name, :number_key, :user_id,
-:parent_user_id, :username, :created_at, :updated_at, :last_message_at`
+:parent_user_id, :username, :created_at, :updated_at, :last_message_at, :last_inbound_at`
 
 func toContactRow(c domain.Contact) (contactRow, error) {
 	attrs, err := toJSON(c.Attributes)
@@ -62,6 +63,7 @@ func toContactRow(c domain.Contact) (contactRow, error) {
 		ProfileName: c.ProfileName, NumberKey: nullString(c.NumberKey()), UserID: nullString(c.UserID),
 		ParentUserID: c.ParentUserID, Username: c.Username,
 		CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt), LastMessageAt: newNullTime(c.LastMessageAt),
+		LastInboundAt: newNullTime(c.LastInboundAt),
 	}, nil
 }
 
@@ -87,6 +89,7 @@ func (r contactRow) toDomain() (domain.Contact, error) {
 		UserID: string(r.UserID), ParentUserID: r.ParentUserID, Username: r.Username,
 		Marketing: domain.MarketingPreference{Stopped: r.MarketingStop, ChangedAt: r.MarketingAt.ptr()},
 		CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(), LastMessageAt: r.LastMessageAt.ptr(),
+		LastInboundAt: r.LastInboundAt.ptr(),
 	}, nil
 }
 
@@ -115,7 +118,8 @@ SET phone_number = excluded.phone_number, name = excluded.name, email = excluded
     opt_out_changed_at = excluded.opt_out_changed_at, marketing_stopped = excluded.marketing_stopped,
     marketing_changed_at = excluded.marketing_changed_at, wa_id = excluded.wa_id, profile_name = excluded.profile_name,
     number_key = excluded.number_key, user_id = excluded.user_id, parent_user_id = excluded.parent_user_id,
-    username = excluded.username, created_at = excluded.created_at, updated_at = excluded.updated_at, last_message_at = excluded.last_message_at
+    username = excluded.username, created_at = excluded.created_at, updated_at = excluded.updated_at, last_message_at = excluded.last_message_at,
+    last_inbound_at = excluded.last_inbound_at
 WHERE contacts.workspace_id = excluded.workspace_id AND contacts.mode = excluded.mode`
 	if len(cs) == 0 {
 		return nil
@@ -342,7 +346,8 @@ SET phone_number = :phone_number, name = :name, email = :email, attributes = :at
     opted_out = :opted_out, opt_out_changed_at = :opt_out_changed_at, marketing_stopped = :marketing_stopped,
     marketing_changed_at = :marketing_changed_at, wa_id = :wa_id,
     profile_name = :profile_name, number_key = :number_key, user_id = :user_id, parent_user_id = :parent_user_id,
-    username = :username, created_at = :created_at, updated_at = :updated_at, last_message_at = :last_message_at
+    username = :username, created_at = :created_at, updated_at = :updated_at, last_message_at = :last_message_at,
+    last_inbound_at = :last_inbound_at
 WHERE workspace_id = :workspace_id AND id = :id`
 	var c domain.Contact
 	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {

@@ -115,6 +115,29 @@ ON CONFLICT (workspace_id, provider_id) WHERE provider_id IS NOT NULL DO NOTHING
 	return nil
 }
 
+// GetInboundEntry finds an inbound entry by its wamid, through the
+// workspace's unique index of wamids.
+func (s *Store) GetInboundEntry(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, providerID string) (domain.Entry, error) {
+	const q = `SELECT e.id, e.workspace_id, e.mode, e.contact_id, e.conversation_id, e.direction, e.kind, e.message_id,
+       e.status, e.body, e.provider_id, e.payload, e.media, e.reply_to, e.created_at
+FROM conversation_entries e
+WHERE e.workspace_id = :workspace_id AND e.provider_id = :provider_id AND e.direction = 'inbound'
+  AND (:mode = '' OR e.mode = :mode)`
+	var rows []entryRow
+	arg := map[string]any{"workspace_id": string(ws), "provider_id": providerID, "mode": mode.String()}
+	if err := s.selectAll(ctx, &rows, q, arg); err != nil {
+		return domain.Entry{}, s.fail("get inbound entry", err, nil)
+	}
+	if len(rows) == 0 {
+		return domain.Entry{}, domain.NotFound(domain.ErrMessageNotFound)
+	}
+	e, err := rows[0].toDomain()
+	if err != nil {
+		return domain.Entry{}, s.fail("get inbound entry", err, nil)
+	}
+	return e, nil
+}
+
 // ListEntries returns one page of a contact's thread of mode (every mode
 // when zero), newest first, and the cursor of the next page (empty on the
 // last). An outbound entry carries the current status of its message.

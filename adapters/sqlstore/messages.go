@@ -14,7 +14,7 @@ import (
 type messageRow struct {
 	ID             string        `db:"id"`
 	WorkspaceID    string        `db:"workspace_id"`
-	CampaignID     string        `db:"campaign_id"`
+	CampaignID     nullString    `db:"campaign_id"`
 	ContactID      string        `db:"contact_id"`
 	KeyID          string        `db:"key_id"`
 	Mode           string        `db:"mode"`
@@ -37,6 +37,9 @@ type messageRow struct {
 	Pricing        nullJSON      `db:"pricing"`
 	CreatedAt      dbTime        `db:"created_at"`
 	UpdatedAt      dbTime        `db:"updated_at"`
+	Kind           string        `db:"kind"`
+	Session        nullJSON      `db:"session"`
+	ReplyTo        string        `db:"reply_to"`
 	TraceParent    string        `db:"trace_parent"`
 
 	// The timeline: when the message first reached each status
@@ -50,7 +53,7 @@ type messageRow struct {
 
 const messageColumns = `id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name,
 language, header_format, variables, media_header_url, media_filename, parameters, rendered_body, status, history, provider_id,
-wa_id, failure_code, failure_title, failure_herald_code, pricing, created_at, updated_at, trace_parent`
+wa_id, failure_code, failure_title, failure_herald_code, pricing, created_at, updated_at, trace_parent, kind, session, reply_to`
 
 // messageTimelineColumns are written with every write of a message (a claim
 // only adds sending, which no timeline column records) and read only by
@@ -123,8 +126,20 @@ func toMessageRow(m domain.Message) (messageRow, error) {
 	if err != nil {
 		return messageRow{}, err
 	}
+	// A session message's content is stored as domain.SessionContent
+	// encodes (its Go field names): the form is Herald's own and never
+	// leaves the store.
+	session, err := toNullJSON(m.Session)
+	if err != nil {
+		return messageRow{}, err
+	}
+	kind := m.Kind
+	if kind == "" {
+		kind = domain.MessageKindTemplate
+	}
 	row := messageRow{Parameters: params,
-		ID: string(m.ID), WorkspaceID: string(m.Workspace), CampaignID: string(m.CampaignID),
+		ID: string(m.ID), WorkspaceID: string(m.Workspace), CampaignID: nullString(m.CampaignID),
+		Kind: kind, Session: session, ReplyTo: m.ReplyTo,
 		ContactID: string(m.ContactID), KeyID: string(m.KeyID), Mode: m.Mode.String(),
 		PhoneNumber: m.Phone.String(), TemplateName: m.TemplateName, Language: m.Language,
 		HeaderFormat: m.HeaderFormat.String(), Variables: vars, MediaHeaderURL: m.MediaHeaderURL,
@@ -190,6 +205,13 @@ func (r messageRow) toDomain() (domain.Message, error) {
 		MediaHeaderURL: r.MediaHeaderURL, MediaFilename: r.MediaFilename, Values: values, RenderedBody: r.RenderedBody, Status: status, History: history,
 		ProviderID: string(r.ProviderID), WaID: r.WaID, Pricing: pricing, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
 		TraceParent: r.TraceParent,
+		Kind:        r.Kind, ReplyTo: r.ReplyTo,
+	}
+	var session domain.SessionContent
+	if ok, err := r.Session.decode(&session); err != nil {
+		return domain.Message{}, corrupt("session content of message "+r.ID, string(r.Session))
+	} else if ok {
+		m.Session = &session
 	}
 	if r.FailureCode.Valid {
 		m.Failure = &domain.Failure{Code: int(r.FailureCode.Int64), Title: string(r.FailureTitle),
@@ -204,7 +226,7 @@ func (s *Store) CreateMessages(ctx context.Context, ms ...domain.Message) error 
 	const q = `INSERT INTO messages (` + messageColumns + `, ` + messageTimelineColumns + `, due_at, attempts)
 VALUES (:id, :workspace_id, :campaign_id, :contact_id, :key_id, :mode, :phone_number, :template_name,
 :language, :header_format, :variables, :media_header_url, :media_filename, :parameters, :rendered_body, :status, :history,
-:provider_id, :wa_id, :failure_code, :failure_title, :failure_herald_code, :pricing, :created_at, :updated_at, :trace_parent, :sent_at, :delivered_at, :read_at, :failed_at,
+:provider_id, :wa_id, :failure_code, :failure_title, :failure_herald_code, :pricing, :created_at, :updated_at, :trace_parent, :kind, :session, :reply_to, :sent_at, :delivered_at, :read_at, :failed_at,
 :created_at, 0)`
 	if len(ms) == 0 {
 		return nil

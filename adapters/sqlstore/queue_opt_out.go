@@ -52,15 +52,18 @@ ORDER BY id`
 			if err != nil {
 				return ts.fail("fail queued messages", err, nil)
 			}
-			cat, ok := categories[m.CampaignID]
-			if !ok {
-				camp, err := ts.GetCampaign(ctx, m.Workspace, m.CampaignID)
-				if err != nil {
-					return err
+			f := c.OptOutState().SessionFailure()
+			if !m.IsSession() {
+				cat, ok := categories[m.CampaignID]
+				if !ok {
+					camp, err := ts.GetCampaign(ctx, m.Workspace, m.CampaignID)
+					if err != nil {
+						return err
+					}
+					cat, categories[m.CampaignID] = camp.Category, camp.Category
 				}
-				cat, categories[m.CampaignID] = camp.Category, camp.Category
+				f = c.OptOutFailure(cat)
 			}
-			f := c.OptOutFailure(cat)
 			if f == nil {
 				continue
 			}

@@ -69,7 +69,7 @@ type errorResponse struct {
 // Send posts m's template payload and returns Meta's wamid and wa_id, or a
 // *ports.SendError with the class, code and title of the failure.
 func (c *Client) Send(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
-	body, err := json.Marshal(m.Payload())
+	body, err := json.Marshal(m.Body())
 	if err != nil {
 		return ports.SendResult{}, &ports.SendError{Class: ports.ClassPermanent, Err: err}
 	}
@@ -116,6 +116,33 @@ func (c *Client) Send(ctx context.Context, m ports.OutboundMessage) (ports.SendR
 	return ports.SendResult{}, metaError(res.StatusCode, raw)
 }
 
+// MarkRead marks the contact's message wamid read, and shows the typing
+// indicator when typing is set (Meta hides it after 25 s or at our next
+// message). A failure is a *ports.SendError.
+func (c *Client) MarkRead(ctx context.Context, wamid string, typing bool) error {
+	body := map[string]any{"messaging_product": "whatsapp", "status": "read", "message_id": wamid}
+	if typing {
+		body["typing_indicator"] = map[string]string{"type": "text"}
+	}
+	raw, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.APIURL+"/"+c.cfg.PhoneNumberID+"/messages", bytes.NewReader(raw))
+	if err != nil {
+		return &ports.SendError{Class: ports.ClassPermanent, Err: err}
+	}
+	req.Header.Set("Authorization", "Bearer "+c.cfg.AccessToken)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.http.Do(req)
+	if err != nil {
+		return &ports.SendError{Class: ports.ClassRetryable, Err: redact(err, c.cfg.AccessToken)}
+	}
+	defer res.Body.Close()
+	answer, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if res.StatusCode/100 != 2 {
+		return metaError(res.StatusCode, answer)
+	}
+	return nil
+}
+
 // metaError classifies a non-2xx answer of any Cloud API call from Meta's
 // error body (or its absence).
 func metaError(status int, raw []byte) *ports.SendError {
@@ -146,4 +173,7 @@ func redact(err error, token string) error {
 	return errors.New(strings.ReplaceAll(err.Error(), token, "****"))
 }
 
-var _ ports.WhatsAppSender = (*Client)(nil)
+var (
+	_ ports.WhatsAppSender = (*Client)(nil)
+	_ ports.ReadMarker     = (*Client)(nil)
+)

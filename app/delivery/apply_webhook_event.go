@@ -496,6 +496,11 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 			before = *c
 			if c.Workspace == ws {
 				c.RecordInbound(u.WaID, u.ProfileName, msg.At, now)
+				if msg.Kind == domain.KindReaction {
+					// Meta does not say a reaction opens the window:
+					// Herald does not count one (decision 0024).
+					c.LastInboundAt = before.LastInboundAt
+				}
 				c.RecordUser(u, now)
 				if !phone.IsZero() {
 					c.Phone = phone

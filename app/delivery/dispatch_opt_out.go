@@ -33,6 +33,9 @@ func (d *Dispatcher) optOut(ctx context.Context, m domain.Message) (*domain.Fail
 		return nil, nil
 	}
 	var cat domain.TemplateCategory
+	if m.IsSession() {
+		return st.SessionFailure(), nil // stopping marketing stops templates only
+	}
 	if !st.OptedOut {
 		camp, err := d.camps.GetCampaign(ctx, m.Workspace, m.CampaignID)
 		if err != nil && !errors.Is(err, domain.ErrCampaignNotFound) {

@@ -460,6 +460,7 @@ func cloneContact(c domain.Contact) domain.Contact {
 	c.Attributes = maps.Clone(c.Attributes)
 	c.Tags = slices.Clone(c.Tags)
 	c.LastMessageAt = clonePtr(c.LastMessageAt)
+	c.LastInboundAt = clonePtr(c.LastInboundAt)
 	c.OptOutChangedAt = clonePtr(c.OptOutChangedAt)
 	c.Marketing.ChangedAt = clonePtr(c.Marketing.ChangedAt)
 	return c
@@ -471,6 +472,7 @@ func cloneMessage(m domain.Message) domain.Message {
 	m.Values = slices.Clone(m.Values)
 	m.Failure = clonePtr(m.Failure)
 	m.Pricing = clonePtr(m.Pricing)
+	m.Session = clonePtr(m.Session)
 	return m
 }
 

@@ -151,3 +151,32 @@ func outcomeOf(t *testing.T, s SenderUnderTest, m ports.OutboundMessage) sendOut
 	}
 	return sendOutcome{ports.ClassPermanent, e.Failure.Code}
 }
+
+// SessionContents is one valid session message content of every type and
+// interactive kind, media by link.
+func SessionContents() map[string]domain.SessionContent {
+	link := domain.MediaRef{Link: "https://cdn.example.com/a.jpg"}
+	return map[string]domain.SessionContent{
+		"text":     {Type: domain.KindText, Text: &domain.SessionText{Body: "Your order shipped", PreviewURL: true}},
+		"image":    {Type: domain.KindImage, Media: &domain.SessionMedia{MediaRef: link, Caption: "Look"}},
+		"video":    {Type: domain.KindVideo, Media: &domain.SessionMedia{MediaRef: link, Caption: "Watch"}},
+		"audio":    {Type: domain.KindAudio, Media: &domain.SessionMedia{MediaRef: link, Voice: true}},
+		"document": {Type: domain.KindDocument, Media: &domain.SessionMedia{MediaRef: link, Caption: "Invoice", Filename: "inv.pdf"}},
+		"sticker":  {Type: domain.KindSticker, Media: &domain.SessionMedia{MediaRef: link}},
+		"location": {Type: domain.KindLocation, Location: &domain.SessionLocation{Latitude: 37.4847, Longitude: -122.1486, Name: "Store", Address: "1 Main St"}},
+		"contacts": {Type: domain.KindContacts, Contacts: []domain.ContactCard{{FormattedName: "Ana Lima", FirstName: "Ana", Company: "Acme",
+			Birthday: "1990-02-03", Phones: []domain.CardPhone{{Phone: "+5511988887777", Type: "WORK", WaID: "5511988887777"}},
+			Emails: []domain.CardEmail{{Email: "ana@example.com", Type: "WORK"}}, URLs: []domain.CardURL{{URL: "https://example.com", Type: "WORK"}}}}},
+		"buttons": {Type: domain.KindInteractive, Interactive: &domain.Interactive{Type: domain.InteractiveButton, Body: "Reschedule?", Footer: "Acme",
+			Header:  &domain.InteractiveHeader{Type: domain.KindImage, Media: &link},
+			Buttons: []domain.ReplyButton{{ID: "yes", Title: "Yes"}, {ID: "no", Title: "No"}}}},
+		"list": {Type: domain.KindInteractive, Interactive: &domain.Interactive{Type: domain.InteractiveList, Body: "Pick a speed",
+			Header: &domain.InteractiveHeader{Type: "text", Text: "Delivery"},
+			List: &domain.ListAction{Button: "Options", Sections: []domain.ListSection{
+				{Title: "Fast", Rows: []domain.ListRow{{ID: "x", Title: "Express", Description: "Next day"}}},
+				{Title: "Slow", Rows: []domain.ListRow{{ID: "s", Title: "Standard"}}}}}}},
+		"cta_url": {Type: domain.KindInteractive, Interactive: &domain.Interactive{Type: domain.InteractiveCTAURL, Body: "See the dates",
+			CTA: &domain.CTAURL{DisplayText: "See dates", URL: "https://example.com/dates"}}},
+		"reaction": {Type: domain.KindReaction, Reaction: &domain.SessionReaction{MessageID: "wamid.HBgNNTUxMTk4", Emoji: "👍"}},
+	}
+}

@@ -65,6 +65,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Contacts", contactTests},
 		{"Identities", identityTests},
 		{"Messages", messageTests},
+		{"SessionMessages", sessionMessageTests},
 		{"Conversations", conversationTests},
 		{"Modes", modeTests},
 		{"Marketing", marketingTests},

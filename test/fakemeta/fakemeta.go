@@ -128,6 +128,8 @@ type Server struct {
 	answers          []answer
 	templateAnswers  []answer
 	templateRequests int
+	windows          map[string]time.Time // recipient (digits) → when they last wrote
+	reads            []Read
 	requestCount     int // sends received, Lean or not
 	acceptedCount    int // sends accepted, Lean or not
 	hang             chan struct{}
@@ -156,7 +158,7 @@ type Cleaner interface{ Cleanup(func()) }
 // New starts a fake on a loopback port, closed when the test ends.
 func New(t Cleaner) *Server {
 	s := &Server{Token: "EAAtest" + randomString(24), PhoneNumberID: "106540352242922", WABAID: "102290129340398",
-		templates: map[string]Template{}, hang: make(chan struct{}), arrived: make(chan struct{}, 1),
+		templates: map[string]Template{}, windows: map[string]time.Time{}, hang: make(chan struct{}), arrived: make(chan struct{}, 1),
 		pending: map[uint64]time.Time{}}
 	var stopEmitting context.CancelFunc
 	s.emitCtx, stopEmitting = context.WithCancel(context.Background())
@@ -313,7 +315,14 @@ type payload struct {
 	To               string `json:"to"`
 	Type             string `json:"type"`
 	BizOpaque        string `json:"biz_opaque_callback_data"`
-	Template         *struct {
+	// A mark-as-read call: status read, the message, and perhaps the
+	// typing indicator.
+	Status          string `json:"status"`
+	MessageID       string `json:"message_id"`
+	TypingIndicator *struct {
+		Type string `json:"type"`
+	} `json:"typing_indicator"`
+	Template *struct {
 		Name     string `json:"name"`
 		Language struct {
 			Code string `json:"code"`
@@ -364,7 +373,13 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 	s.signal()
 
 	var p payload
-	if err := json.Unmarshal(body, &p); err != nil || p.MessagingProduct != "whatsapp" || p.To == "" || p.Type != "template" || p.Template == nil {
+	if err := json.Unmarshal(body, &p); err == nil && p.MessagingProduct == "whatsapp" && p.Status == "read" {
+		s.serveRead(w, p)
+		return
+	}
+	session := p.Type != "template" && sessionBody(body, p.Type)
+	if err := json.Unmarshal(body, &p); err != nil || p.MessagingProduct != "whatsapp" || p.To == "" ||
+		(p.Type != "template" || p.Template == nil) && !session {
 		s.fail(w, sendLedger, http.StatusBadRequest, 100, 0, "Invalid parameter", "OAuthException")
 		return
 	}
@@ -387,6 +402,19 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 			return
 		}
 		s.fail(w, sendLedger, f.HTTP, f.Code, 0, f.Title, "OAuthException")
+		return
+	}
+	if session {
+		s.mu.Lock()
+		wrote, ok := s.windows[strings.TrimPrefix(p.To, "+")]
+		now := time.Now()
+		s.mu.Unlock()
+		if !ok || !now.Before(wrote.Add(24*time.Hour)) {
+			s.fail(w, sendLedger, http.StatusBadRequest, 131047, 0,
+				"Re-engagement message: more than 24 hours have passed since the recipient last replied", "OAuthException")
+			return
+		}
+		s.accept(w, r, p, body, f, "service")
 		return
 	}
 	s.mu.Lock()
@@ -445,6 +473,12 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 		s.fail(w, sendLedger, http.StatusBadRequest, 132012, 0, "Parameter format does not match format in the created template", "OAuthException")
 		return
 	}
+	s.accept(w, r, p, body, f, tmpl.Category)
+}
+
+// accept answers an accepted send with its wamid and starts its status
+// webhooks.
+func (s *Server) accept(w http.ResponseWriter, r *http.Request, p payload, body []byte, f *Fault, category string) {
 	wamid := "wamid." + randomString(48)
 	// The status webhooks are registered with the acceptance, in one step:
 	// WaitWebhooks after Accepted (or after the client has the answer)
@@ -465,7 +499,7 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 			statuses = defaultWebhookStatuses
 		}
 		startWebhooks = s.emitLocked(emission{url: s.WebhookURL, secret: s.AppSecret, statuses: slices.Clone(statuses),
-			wamid: wamid, biz: p.BizOpaque, recipient: waID, category: tmpl.Category})
+			wamid: wamid, biz: p.BizOpaque, recipient: waID, category: category})
 	}
 	s.mu.Unlock()
 	s.signal()
@@ -792,4 +826,56 @@ func randomDigits(n int) string {
 		b[0] = '1'
 	}
 	return string(b)
+}
+
+// Wrote records that the user of number (E.164 or digits) wrote to the
+// business at the given time: session messages to them are accepted for
+// 24 hours after it, and refused with 131047 outside that window.
+func (s *Server) Wrote(number string, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.windows[strings.TrimPrefix(number, "+")] = at
+}
+
+// sessionBody reports whether body is a session message of type t: a
+// known type with its object.
+func sessionBody(body []byte, t string) bool {
+	switch t {
+	case "text", "image", "video", "audio", "document", "sticker", "location", "contacts", "interactive", "reaction":
+	default:
+		return false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return false
+	}
+	obj, ok := m[t]
+	return ok && len(obj) > 2
+}
+
+// Read is one mark-as-read call: the wamid marked, and whether the typing
+// indicator was asked for.
+type Read struct {
+	MessageID string
+	Typing    bool
+}
+
+// Reads returns the mark-as-read calls received, in order.
+func (s *Server) Reads() []Read {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.reads)
+}
+
+// serveRead answers a mark-as-read call as Meta does: {"success": true},
+// or 100 without a message id or with an indicator type other than text.
+func (s *Server) serveRead(w http.ResponseWriter, p payload) {
+	if p.MessageID == "" || p.TypingIndicator != nil && p.TypingIndicator.Type != "text" {
+		s.fail(w, sendLedger, http.StatusBadRequest, 100, 0, "Invalid parameter", "OAuthException")
+		return
+	}
+	s.mu.Lock()
+	s.reads = append(s.reads, Read{MessageID: p.MessageID, Typing: p.TypingIndicator != nil})
+	s.mu.Unlock()
+	s.answer(w, sendLedger, http.StatusOK, map[string]any{"success": true})
 }
