@@ -78,7 +78,9 @@ func TestLintTemplateFindings(t *testing.T) {
 			"components[1].example.bodyText", domain.LintExample, "{{2}}"},
 		{"header example", func(d *domain.TemplateDraft) { d.Components[0].Example.HeaderText = nil }, false,
 			"components[0].example.headerText", domain.LintExample, "{{1}}"},
-		{"media example", func(d *domain.TemplateDraft) { d.Components[0] = domain.DraftComponent{Type: "HEADER", Format: "IMAGE"} }, false,
+		{"media example", func(d *domain.TemplateDraft) {
+			d.Components[0] = domain.DraftComponent{Type: "HEADER", Format: "IMAGE"}
+		}, false,
 			"components[0].example.headerHandle", domain.LintExample, "sample"},
 		{"header length", func(d *domain.TemplateDraft) { d.Components[0].Text = strings.Repeat("h", 61) }, false,
 			"components[0].text", domain.LintTooLong, "60"},
