@@ -44,6 +44,9 @@ const (
 	CodeSessionNotFound        Code = "session_not_found"
 	CodeOperatorNotFound       Code = "operator_not_found"
 	CodeWhatsAppNotConfigured  Code = "whatsapp_not_configured"
+	// CodeTemplateInvalid refuses a new template Meta's review would
+	// refuse: the error's Findings say every reason.
+	CodeTemplateInvalid Code = "template_invalid"
 	// Events to the customer's systems.
 	CodeWebhookEndpointNotFound Code = "webhook_endpoint_not_found"
 	CodeEventNotFound           Code = "event_not_found"
@@ -64,7 +67,7 @@ func Codes() []Code {
 		CodeInvalidParameter, CodeInvalidTransition, CodeConflict,
 		CodeInvalidIdempotencyKey, CodeIdempotencyInFlight, CodeIdempotencyKeyReused,
 		CodeDailySendCapReached, CodeInvalidCredentials, CodeSessionNotFound, CodeOperatorNotFound,
-		CodeWhatsAppNotConfigured,
+		CodeWhatsAppNotConfigured, CodeTemplateInvalid,
 		CodeWebhookEndpointNotFound, CodeEventNotFound, CodeInvalidWebhookURL, CodeInvalidEventType,
 	}
 }
@@ -75,6 +78,9 @@ type Error struct {
 	Code   Code
 	Param  string
 	Detail string
+	// Findings are every reason a new template is refused
+	// (CodeTemplateInvalid); nil otherwise.
+	Findings []LintFinding
 }
 
 func (e *Error) Error() string {
@@ -159,6 +165,15 @@ func NotFound(sentinel *Error) *Error { return &Error{Code: sentinel.Code, Detai
 // InvalidParameter reports a bad value of a named parameter.
 func InvalidParameter(param, detail string) *Error {
 	return &Error{Code: CodeInvalidParameter, Param: param, Detail: detail}
+}
+
+// TemplateInvalid refuses a new template for every one of findings.
+func TemplateInvalid(findings []LintFinding) *Error {
+	detail := "the template breaks " + strconv.Itoa(len(findings)) + " of Meta's rules; errors lists each"
+	if len(findings) == 1 {
+		detail = "the template breaks one of Meta's rules: " + findings[0].Path + ": " + findings[0].Message
+	}
+	return &Error{Code: CodeTemplateInvalid, Detail: detail, Findings: findings}
 }
 
 // VariablesMismatch reports a wrong number of template variables.
