@@ -48,6 +48,9 @@ type handlerParams struct {
 	CreateCampaign *app.CreateCampaignHandler
 	RemapCampaign  *app.RemapCampaignHandler
 	ChangeStatus   *app.ChangeCampaignStatusHandler
+	ListTemplates  *app.ListTemplatesHandler
+	SubmitTemplate *app.SubmitTemplateHandler
+	DeleteTemplate *app.DeleteTemplateHandler
 	Conversation   *app.ListConversationHandler
 	Webhook        *delivery.ReceiveWebhookHandler
 	WebhookVerify  *delivery.VerifyWebhookSubscriptionHandler
@@ -66,6 +69,7 @@ func newHandler(p handlerParams) http.Handler {
 		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Webhook: p.Webhook, WebhookVerify: p.WebhookVerify,
 		Store: p.Store, Dispatcher: p.Dispatcher, Dashboard: p.Dashboard, Events: p.Events.deps(),
 		CreateCampaign: p.CreateCampaign, RemapCampaign: p.RemapCampaign, ChangeCampaignStatus: p.ChangeStatus,
+		ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, DeleteTemplate: p.DeleteTemplate,
 	}, p.Config, p.Log)
 }
 

@@ -68,6 +68,7 @@ var statuses = map[domain.Code]statusTitle{
 	domain.CodeUnsupportedMediaFormat: {422, "Unsupported media format"},
 	domain.CodeMediaUnreachable:       {422, "Media unreachable"},
 	domain.CodeInvalidParameter:       {422, "Invalid parameter"},
+	domain.CodeTemplateInvalid:        {422, "Template invalid"},
 	domain.CodeIdempotencyKeyReused:   {422, "Idempotency key reused"},
 	CodeRateLimited:                   {429, "Rate limited"},
 	domain.CodeDailySendCapReached:    {429, "Daily send cap reached"},
@@ -106,6 +107,8 @@ type problem struct {
 	Code      string `json:"code"`
 	Param     string `json:"param,omitempty"`
 	RequestID string `json:"requestId"`
+	// Errors are every finding of a refused template (template_invalid).
+	Errors []findingDTO `json:"errors,omitempty"`
 }
 
 // The one detail for every refused key, so the answer never tells which check
@@ -135,7 +138,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err err
 		if errors.As(err, &re) {
 			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(re.After)))
 		}
-		writeProblem(w, r, de.Code, de.Param, de.Detail)
+		writeProblemWith(w, r, de.Code, de.Param, de.Detail, toFindingDTOs(de.Findings))
 	case errors.Is(err, ports.ErrUnavailable):
 		log.Warn("store unavailable", zap.String("request_id", requestID(r.Context())), zap.Error(err))
 		w.Header().Set("Retry-After", "1")
@@ -154,12 +157,17 @@ func retryAfterSeconds(d time.Duration) int {
 
 // writeProblem writes a problem with the given code.
 func writeProblem(w http.ResponseWriter, r *http.Request, code domain.Code, param, detail string) {
+	writeProblemWith(w, r, code, param, detail, nil)
+}
+
+// writeProblemWith writes a problem with a template's lint findings.
+func writeProblemWith(w http.ResponseWriter, r *http.Request, code domain.Code, param, detail string, findings []findingDTO) {
 	status, title := statusFor(code)
 	if detail == "" {
 		detail = title
 	}
 	p := problem{Type: problemTypeBase + string(code), Title: title, Status: status, Detail: detail,
-		Code: string(code), Param: param, RequestID: requestID(r.Context())}
+		Code: string(code), Param: param, RequestID: requestID(r.Context()), Errors: findings}
 	b, _ := json.Marshal(p)
 	h := w.Header()
 	h.Set("Content-Type", "application/problem+json")
