@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -210,4 +211,15 @@ func (a *api) deleteTemplate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// DecodeTemplateDraft reads a template in POST /v1/templates' shape, for
+// the CLI's herald templates create --file: unknown fields are refused at
+// every level.
+func DecodeTemplateDraft(body []byte) (domain.TemplateDraft, error) {
+	var in createTemplateRequest
+	if derr := decodeNested(body, &in); derr != nil {
+		return domain.TemplateDraft{}, errors.New(derr.detail)
+	}
+	return in.toDraft(), nil
 }
