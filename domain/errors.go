@@ -78,9 +78,6 @@ type Error struct {
 	Code   Code
 	Param  string
 	Detail string
-	// Findings are every reason a new template is refused
-	// (CodeTemplateInvalid); nil otherwise.
-	Findings []LintFinding
 }
 
 func (e *Error) Error() string {
@@ -167,13 +164,26 @@ func InvalidParameter(param, detail string) *Error {
 	return &Error{Code: CodeInvalidParameter, Param: param, Detail: detail}
 }
 
+// TemplateInvalidError refuses a new template (CodeTemplateInvalid) for
+// every one of its findings. It unwraps to its *Error, so code that
+// handles domain errors handles it too; code that shows the findings
+// looks for it first.
+type TemplateInvalidError struct {
+	Err      *Error
+	Findings []LintFinding
+}
+
+func (e *TemplateInvalidError) Error() string { return e.Err.Error() }
+
+func (e *TemplateInvalidError) Unwrap() error { return e.Err }
+
 // TemplateInvalid refuses a new template for every one of findings.
-func TemplateInvalid(findings []LintFinding) *Error {
+func TemplateInvalid(findings []LintFinding) *TemplateInvalidError {
 	detail := "the template breaks " + strconv.Itoa(len(findings)) + " of Meta's rules; errors lists each"
 	if len(findings) == 1 {
 		detail = "the template breaks one of Meta's rules: " + findings[0].Path + ": " + findings[0].Message
 	}
-	return &Error{Code: CodeTemplateInvalid, Detail: detail, Findings: findings}
+	return &TemplateInvalidError{Err: &Error{Code: CodeTemplateInvalid, Detail: detail}, Findings: findings}
 }
 
 // VariablesMismatch reports a wrong number of template variables.

@@ -1,6 +1,7 @@
 package domain_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -208,5 +209,16 @@ func TestLintTemplateNamedParameters(t *testing.T) {
 	tmpl, findings := domain.LintTemplate(d)
 	if len(findings) != 0 || tmpl.Slots[1].Key != "body.order_id" {
 		t.Fatalf("findings %+v, slots %+v", findings, tmpl.Slots)
+	}
+}
+
+func TestTemplateInvalidIsADomainErrorWithItsFindings(t *testing.T) {
+	_, findings := domain.LintTemplate(domain.TemplateDraft{})
+	var err error = domain.TemplateInvalid(findings)
+	if de, ok := errors.AsType[*domain.Error](err); !ok || de.Code != domain.CodeTemplateInvalid {
+		t.Fatalf("%v is not a template_invalid domain error", err)
+	}
+	if ti, ok := errors.AsType[*domain.TemplateInvalidError](err); !ok || len(ti.Findings) != len(findings) || len(findings) < 3 {
+		t.Fatalf("findings lost: %v", err)
 	}
 }

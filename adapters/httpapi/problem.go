@@ -138,7 +138,11 @@ func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err err
 		if errors.As(err, &re) {
 			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(re.After)))
 		}
-		writeProblemWith(w, r, de.Code, de.Param, de.Detail, toFindingDTOs(de.Findings))
+		var findings []findingDTO
+		if ti, ok := errors.AsType[*domain.TemplateInvalidError](err); ok {
+			findings = toFindingDTOs(ti.Findings)
+		}
+		writeProblemWith(w, r, de.Code, de.Param, de.Detail, findings)
 	case errors.Is(err, ports.ErrUnavailable):
 		log.Warn("store unavailable", zap.String("request_id", requestID(r.Context())), zap.Error(err))
 		w.Header().Set("Retry-After", "1")

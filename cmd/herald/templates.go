@@ -123,7 +123,7 @@ func newTemplatesCreateCmd(e *env) *cobra.Command {
 		var h *app.SubmitTemplateHandler
 		return e.withApp(func() error {
 			t, err := h.Handle(e.ctx, app.SubmitTemplate{Draft: d, Mode: domain.ModeLive})
-			if de, ok := errors.AsType[*domain.Error](err); ok && len(de.Findings) > 0 {
+			if de, ok := errors.AsType[*domain.TemplateInvalidError](err); ok {
 				for _, f := range de.Findings {
 					fmt.Fprintf(e.stderr, "%s: %s (%s)\n", cmp.Or(f.Path, "template"), f.Message, f.Code)
 				}
