@@ -1,0 +1,55 @@
+package dashboard_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/heraldhq/herald/adapters/dashboard"
+	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/domain"
+)
+
+// TestPreviewShowsButtonsAndCards: the template preview shows the buttons
+// under the bubble as WhatsApp does, with what a tap does, and a
+// carousel's cards with their headers and buttons.
+func TestPreviewShowsButtonsAndCards(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, dashboard.Config{})
+	ctx := context.Background()
+	deals, err := e.createCampaign.Handle(ctx, app.CreateCampaign{Name: "Deals", TemplateName: "deals", Language: "en_US",
+		Body: "Hi {{1}}, here is your deal.", Buttons: []domain.ButtonDef{
+			{Kind: domain.ButtonQuickReply, Text: "Stop"}, {Kind: domain.ButtonURL, Text: "Shop", URL: "https://shop.example/d/{{1}}"},
+			{Kind: domain.ButtonCopyCode}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := domain.CardDef{HeaderFormat: domain.HeaderImage, Body: "Only {{1}} left.",
+		Buttons: []domain.ButtonDef{{Kind: domain.ButtonQuickReply, Text: "Want it"}}}
+	carousel, err := e.createCampaign.Handle(ctx, app.CreateCampaign{Name: "Carousel", TemplateName: "carousel", Language: "en_US",
+		Category: domain.CategoryMarketing, Body: "Hi {{1}}, pick one.", Cards: []domain.CardDef{card, card}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := e.browser(t)
+	b.login()
+	_, page := b.get("/dashboard/campaigns/" + string(deals.ID))
+	for _, want := range []string{`<ul class="bubble-buttons" aria-label="Buttons">`,
+		`<li><span dir="auto">Stop</span> <small class="muted">quick reply</small></li>`,
+		`<li><span dir="auto">Shop</span> <small class="muted">opens a link</small></li>`,
+		`<li><span dir="auto">Copy offer code</span> <small class="muted">copies the code</small></li>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the preview lacks %q", want)
+		}
+	}
+	_, page = b.get("/dashboard/campaigns/" + string(carousel.ID))
+	for _, want := range []string{`<ol class="carousel" aria-label="Carousel cards">`, `card 1: image header`, `card 2: image header`,
+		`<span dir="auto">Want it</span>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the carousel preview lacks %q", want)
+		}
+	}
+	if strings.Count(page, `<span dir="auto">Want it</span>`) != 2 {
+		t.Errorf("want one button per card:\n%s", page)
+	}
+}
