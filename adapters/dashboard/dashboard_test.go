@@ -76,6 +76,7 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		SubmitTemplate:   app.NewSubmitTemplateHandler(nil, st, clock, obs),
 		ListContacts:     app.NewListContactsHandler(st, obs),
 		Conversation:     app.NewListConversationHandler(st, st, obs),
+		GetMessage:       app.NewGetMessageHandler(st, obs),
 		Webhooks:         newWebhookDeps(st),
 	}
 	e.srv = httptest.NewServer(dashboard.NewHandler(e.deps, cfg, nil))

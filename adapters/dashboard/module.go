@@ -35,6 +35,7 @@ type handlerParams struct {
 	SubmitTemplate   *app.SubmitTemplateHandler
 	ListContacts     *app.ListContactsHandler
 	Conversation     *app.ListConversationHandler
+	GetMessage       *app.GetMessageHandler
 	Webhooks         webhookParams
 	Config           Config
 	Log              *zap.Logger
@@ -46,7 +47,7 @@ func newHandler(p handlerParams) http.Handler {
 		ListCampaigns: p.ListCampaigns, CampaignStats: p.CampaignStats,
 		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign, RemapCampaign: p.RemapCampaign,
 		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, ListContacts: p.ListContacts,
-		Conversation: p.Conversation, Webhooks: p.Webhooks.deps(),
+		Conversation: p.Conversation, GetMessage: p.GetMessage, Webhooks: p.Webhooks.deps(),
 	}, p.Config, p.Log)
 }
 

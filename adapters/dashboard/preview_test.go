@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/heraldhq/herald/adapters/dashboard"
+	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports/porttest"
 )
 
 // TestPreviewShowsButtonsAndCards: the template preview shows the buttons
@@ -51,5 +53,48 @@ func TestPreviewShowsButtonsAndCards(t *testing.T) {
 	}
 	if strings.Count(page, `<span dir="auto">Want it</span>`) != 2 {
 		t.Errorf("want one button per card:\n%s", page)
+	}
+}
+
+// TestThreadShowsSentButtons: a message sent in the sandbox shows in the
+// contact's thread with its buttons.
+func TestThreadShowsSentButtons(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, dashboard.Config{})
+	ctx := context.Background()
+	ws, err := app.NewEnsureDefaultWorkspaceHandler(e.store, system.Clock{}, system.NewIDs()).Handle(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.createCampaign.Handle(ctx, app.CreateCampaign{Name: "Orders", TemplateName: "orders", Language: "en_US",
+		Body: "Hi {{1}}, your order ships today.", Activate: true, Buttons: []domain.ButtonDef{
+			{Kind: domain.ButtonQuickReply, Text: "Thanks"}, {Kind: domain.ButtonURL, Text: "Track", URL: "https://shop.example/t/{{1}}"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.syncContact.Handle(ctx, app.SyncContact{Principal: domain.Principal{Workspace: ws.ID}, PhoneNumber: "+14155550123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := porttest.NewMessage(t, c, r.Contact)
+	m.Mode = domain.ModeTest
+	m.Values = nil
+	for _, s := range c.Template.AllSlots() {
+		m.Values = append(m.Values, domain.SlotValue{Slot: s, Value: "A-1"})
+	}
+	if err := e.store.CreateMessages(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.AppendEntries(ctx, porttest.NewOutboundEntry(m, r.Contact)); err != nil {
+		t.Fatal(err)
+	}
+	b := e.browser(t)
+	b.login()
+	_, page := b.get("/dashboard/contacts/" + string(r.Contact.ID))
+	for _, want := range []string{`<li><span dir="auto">Thanks</span> <small class="muted">quick reply</small></li>`,
+		`<li><span dir="auto">Track</span> <small class="muted">opens a link</small></li>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the thread lacks %q:\n%s", want, page)
+		}
 	}
 }

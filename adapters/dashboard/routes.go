@@ -28,7 +28,10 @@ type Deps struct {
 	SubmitTemplate   *app.SubmitTemplateHandler
 	ListContacts     *app.ListContactsHandler
 	Conversation     *app.ListConversationHandler
-	Webhooks         WebhookDeps
+	// GetMessage, when set, gives the thread's sent messages their
+	// buttons.
+	GetMessage *app.GetMessageHandler
+	Webhooks   WebhookDeps
 }
 
 type dash struct {
