@@ -54,6 +54,8 @@ var Module = fx.Module("app",
 		NewCreateOperatorHandler,
 		NewLogInHandler,
 		newListTemplatesHandler,
+		newSubmitTemplateHandler,
+		newDeleteTemplateHandler,
 	),
 )
 
@@ -104,6 +106,21 @@ func newCreateCampaignHandler(workspaces ports.WorkspaceRepository, camps ports.
 
 func newListTemplatesHandler(src templateSource, templates ports.TemplateRepository) *ListTemplatesHandler {
 	return NewListTemplatesHandler(src.Source, templates)
+}
+
+// templateAuthor is the Cloud API's template author, absent when no
+// business account is configured.
+type templateAuthor struct {
+	fx.In
+	Author ports.TemplateAuthor `optional:"true"`
+}
+
+func newSubmitTemplateHandler(a templateAuthor, tx ports.Transactor, clock ports.Clock, obs *usecase.Observer) *SubmitTemplateHandler {
+	return NewSubmitTemplateHandler(a.Author, tx, clock, obs)
+}
+
+func newDeleteTemplateHandler(a templateAuthor, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *DeleteTemplateHandler {
+	return NewDeleteTemplateHandler(a.Author, tx, clock, events, obs)
 }
 
 func newSyncTemplatesHandler(src templateSource, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *SyncTemplatesHandler {

@@ -46,6 +46,9 @@ const (
 	CodeWhatsAppNotConfigured  Code = "whatsapp_not_configured"
 	// Session messages.
 	CodeOutsideServiceWindow Code = "outside_service_window"
+	// CodeTemplateInvalid refuses a new template Meta's review would
+	// refuse: the error's Findings say every reason.
+	CodeTemplateInvalid Code = "template_invalid"
 	// Events to the customer's systems.
 	CodeWebhookEndpointNotFound Code = "webhook_endpoint_not_found"
 	CodeEventNotFound           Code = "event_not_found"
@@ -66,7 +69,7 @@ func Codes() []Code {
 		CodeInvalidParameter, CodeInvalidTransition, CodeConflict,
 		CodeInvalidIdempotencyKey, CodeIdempotencyInFlight, CodeIdempotencyKeyReused,
 		CodeDailySendCapReached, CodeInvalidCredentials, CodeSessionNotFound, CodeOperatorNotFound,
-		CodeWhatsAppNotConfigured, CodeOutsideServiceWindow,
+		CodeWhatsAppNotConfigured, CodeOutsideServiceWindow, CodeTemplateInvalid,
 		CodeWebhookEndpointNotFound, CodeEventNotFound, CodeInvalidWebhookURL, CodeInvalidEventType,
 	}
 }
@@ -164,6 +167,28 @@ func NotFound(sentinel *Error) *Error { return &Error{Code: sentinel.Code, Detai
 // InvalidParameter reports a bad value of a named parameter.
 func InvalidParameter(param, detail string) *Error {
 	return &Error{Code: CodeInvalidParameter, Param: param, Detail: detail}
+}
+
+// TemplateInvalidError refuses a new template (CodeTemplateInvalid) for
+// every one of its findings. It unwraps to its *Error, so code that
+// handles domain errors handles it too; code that shows the findings
+// looks for it first.
+type TemplateInvalidError struct {
+	Err      *Error
+	Findings []LintFinding
+}
+
+func (e *TemplateInvalidError) Error() string { return e.Err.Error() }
+
+func (e *TemplateInvalidError) Unwrap() error { return e.Err }
+
+// TemplateInvalid refuses a new template for every one of findings.
+func TemplateInvalid(findings []LintFinding) *TemplateInvalidError {
+	detail := "the template breaks " + strconv.Itoa(len(findings)) + " of Meta's rules; errors lists each"
+	if len(findings) == 1 {
+		detail = "the template breaks one of Meta's rules: " + findings[0].Path + ": " + findings[0].Message
+	}
+	return &TemplateInvalidError{Err: &Error{Code: CodeTemplateInvalid, Detail: detail}, Findings: findings}
 }
 
 // VariablesMismatch reports a wrong number of template variables.

@@ -11,6 +11,7 @@ import (
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/whatsapp_sender.go . WhatsAppSender
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/status_sink.go . StatusSink
 //go:generate go tool moq -rm -pkg portsmock -out portsmock/template_source.go . TemplateSource
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/template_author.go . TemplateAuthor
 
 // OutboundMessage is one template message as a sender needs it.
 type OutboundMessage struct {
@@ -129,4 +130,23 @@ type StatusEvent struct {
 // StatusSink takes status events and applies them to messages.
 type StatusSink interface {
 	RecordStatus(ctx context.Context, e StatusEvent) error
+}
+
+// TemplateAuthor submits new templates to a WhatsApp Business Account for
+// Meta's review, and deletes them.
+type TemplateAuthor interface {
+	// Account is the business account (WABA) id templates are submitted to.
+	Account() string
+	// SubmitTemplate submits d, which LintTemplate has passed. A refusal
+	// is a *SendError with Meta's code and title.
+	SubmitTemplate(ctx context.Context, d domain.TemplateDraft) (SubmittedTemplate, error)
+	// DeleteTemplate deletes every language of the template called name.
+	DeleteTemplate(ctx context.Context, name string) error
+}
+
+// SubmittedTemplate is Meta's answer to a submission.
+type SubmittedTemplate struct {
+	ID       string
+	Status   domain.TemplateStatus // PENDING, or APPROVED at once for some authentication templates
+	Category string
 }

@@ -123,6 +123,7 @@ type campaignPage struct {
 	Messages []domain.Message
 	Statuses []string
 	Preview  template.HTML
+	Parts    previewParts
 	Media    string
 	Curl     string
 	// Name, Labels and Slots fill the mapping editor: the stored values,
@@ -186,7 +187,7 @@ func (h *dash) campaignWith(w http.ResponseWriter, r *http.Request, status int, 
 	}
 	c := stats.Campaign
 	p := campaignPage{Campaign: c, Stats: stats.Stats, ByMode: stats.ByMode, Timeline: stats.Timeline, Messages: msgs.Messages,
-		Preview: preview(c.Template), Media: mediaRequirements(c.Template), Curl: curlFor(r, c), Name: c.Name}
+		Preview: preview(c.Template), Parts: partsOf(c.Template), Media: mediaRequirements(c.Template), Curl: curlFor(r, c), Name: c.Name}
 	for _, s := range domain.MessageStatuses() {
 		p.Statuses = append(p.Statuses, s.String())
 	}

@@ -41,6 +41,8 @@ type contactPage struct {
 	Contact domain.Contact
 	Entries []domain.Entry
 	Next    string
+	// Buttons are each sent message's buttons, as the recipient sees them.
+	Buttons map[domain.EntryID][]previewButton
 }
 
 // contact shows a contact and its thread, newest first.
@@ -52,6 +54,23 @@ func (h *dash) contact(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "contact", view{Title: page.Contact.Handle(), Nav: "contacts",
-		Page: contactPage{Contact: page.Contact, Entries: page.Entries, Next: page.NextCursor}})
+	p := contactPage{Contact: page.Contact, Entries: page.Entries, Next: page.NextCursor, Buttons: map[domain.EntryID][]previewButton{}}
+	for _, e := range page.Entries {
+		if e.Direction != domain.Outbound || e.MessageID == "" || h.d.GetMessage == nil {
+			continue
+		}
+		m, err := h.d.GetMessage.Handle(r.Context(), app.GetMessage{Principal: domain.Principal{Workspace: operator(r).session.Workspace},
+			MessageID: string(e.MessageID)})
+		if err != nil {
+			continue // the thread still shows the message's text
+		}
+		slots := make([]domain.Slot, len(m.Values))
+		for i, v := range m.Values {
+			slots[i] = v.Slot
+		}
+		if bs := partsOf(domain.Template{Slots: slots}).Buttons; len(bs) > 0 {
+			p.Buttons[e.ID] = bs
+		}
+	}
+	h.render(w, r, http.StatusOK, "contact", view{Title: page.Contact.Handle(), Nav: "contacts", Page: p})
 }

@@ -73,8 +73,10 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		RemapCampaign:    app.NewRemapCampaignHandler(st, clock, obs),
 		ChangeStatus:     app.NewChangeCampaignStatusHandler(st, st, def, clock, nil),
 		ListTemplates:    app.NewListTemplatesHandler(nil, st),
+		SubmitTemplate:   app.NewSubmitTemplateHandler(nil, st, clock, obs),
 		ListContacts:     app.NewListContactsHandler(st, obs),
 		Conversation:     app.NewListConversationHandler(st, st, obs),
+		GetMessage:       app.NewGetMessageHandler(st, obs),
 		Webhooks:         newWebhookDeps(st),
 	}
 	e.srv = httptest.NewServer(dashboard.NewHandler(e.deps, cfg, nil))

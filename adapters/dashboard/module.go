@@ -32,8 +32,10 @@ type handlerParams struct {
 	RemapCampaign    *app.RemapCampaignHandler
 	ChangeStatus     *app.ChangeCampaignStatusHandler
 	ListTemplates    *app.ListTemplatesHandler
+	SubmitTemplate   *app.SubmitTemplateHandler
 	ListContacts     *app.ListContactsHandler
 	Conversation     *app.ListConversationHandler
+	GetMessage       *app.GetMessageHandler
 	Webhooks         webhookParams
 	Config           Config
 	Log              *zap.Logger
@@ -44,8 +46,8 @@ func newHandler(p handlerParams) http.Handler {
 		LogIn: p.LogIn, ListKeys: p.ListKeys, CreateKey: p.CreateKey, RevokeKey: p.RevokeKey,
 		ListCampaigns: p.ListCampaigns, CampaignStats: p.CampaignStats,
 		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign, RemapCampaign: p.RemapCampaign,
-		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, ListContacts: p.ListContacts,
-		Conversation: p.Conversation, Webhooks: p.Webhooks.deps(),
+		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, ListContacts: p.ListContacts,
+		Conversation: p.Conversation, GetMessage: p.GetMessage, Webhooks: p.Webhooks.deps(),
 	}, p.Config, p.Log)
 }
 

@@ -53,6 +53,16 @@ var funcs = template.FuncMap{
 	// answer is the head of an endpoint's answer as text.
 	"answer":   func(b []byte) string { return shown(strings.ToValidUTF8(string(b), "\uFFFD")) },
 	"filename": filename,
+	// field is one text field of the Templates form with its findings.
+	"field": func(name, label, value string, findings map[string][]string, hint string) formField {
+		return formField{Name: name, Label: label, Value: value, Errors: findings[name], Hint: hint}
+	},
+}
+
+// formField is one text field of a form, with what is wrong with it.
+type formField struct {
+	Name, Label, Value, Hint string
+	Errors                   []string
 }
 
 func mustParsePages() pages {

@@ -25,9 +25,13 @@ type Deps struct {
 	RemapCampaign    *app.RemapCampaignHandler
 	ChangeStatus     *app.ChangeCampaignStatusHandler
 	ListTemplates    *app.ListTemplatesHandler
+	SubmitTemplate   *app.SubmitTemplateHandler
 	ListContacts     *app.ListContactsHandler
 	Conversation     *app.ListConversationHandler
-	Webhooks         WebhookDeps
+	// GetMessage, when set, gives the thread's sent messages their
+	// buttons.
+	GetMessage *app.GetMessageHandler
+	Webhooks   WebhookDeps
 }
 
 type dash struct {
@@ -71,6 +75,8 @@ var routes = []route{
 	{"GET /dashboard/campaigns/{id}", true, 0, (*dash).campaign},
 	{"POST /dashboard/campaigns/{id}", true, campaignFormLimit, (*dash).editCampaign},
 	{"POST /dashboard/campaigns/{id}/status", true, tokenFormLimit, (*dash).changeStatus},
+	{"GET /dashboard/templates", true, 0, (*dash).templates},
+	{"POST /dashboard/templates", true, campaignFormLimit, (*dash).submitTemplate},
 	{"GET /dashboard/contacts", true, 0, (*dash).contacts},
 	{"GET /dashboard/contacts/{id}", true, 0, (*dash).contact},
 }

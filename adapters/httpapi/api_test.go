@@ -166,6 +166,12 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 		CreateCampaign:       createCampaign,
 		RemapCampaign:        app.NewRemapCampaignHandler(st, clock, obs),
 		ChangeCampaignStatus: app.NewChangeCampaignStatusHandler(st, st, def, clock, nil),
+
+		// No Cloud API: no synced templates, and only a test key's
+		// submissions (reviewed by the sandbox) succeed.
+		ListTemplates:  app.NewListTemplatesHandler(nil, st),
+		SubmitTemplate: app.NewSubmitTemplateHandler(nil, st, clock, obs),
+		DeleteTemplate: app.NewDeleteTemplateHandler(nil, st, clock, usecase.NewEvents(ids, httpapi.NewEventRenderer()), obs),
 	}
 	for _, o := range opts {
 		o(&deps, st)

@@ -61,6 +61,9 @@ type handlerParams struct {
 	CreateCampaign *app.CreateCampaignHandler
 	RemapCampaign  *app.RemapCampaignHandler
 	ChangeStatus   *app.ChangeCampaignStatusHandler
+	ListTemplates  *app.ListTemplatesHandler
+	SubmitTemplate *app.SubmitTemplateHandler
+	DeleteTemplate *app.DeleteTemplateHandler
 	Conversation   *app.ListConversationHandler
 	Webhook        *delivery.ReceiveWebhookHandler
 	WebhookVerify  *delivery.VerifyWebhookSubscriptionHandler
@@ -82,6 +85,7 @@ func newHandler(p handlerParams) http.Handler {
 		Store: p.Store, Dispatcher: p.Dispatcher, Dashboard: p.Dashboard, Events: p.Events.deps(),
 		CreateCampaign: p.CreateCampaign, RemapCampaign: p.RemapCampaign, ChangeCampaignStatus: p.ChangeStatus,
 		Metrics: p.Metrics, Tracer: p.Tracer,
+		ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, DeleteTemplate: p.DeleteTemplate,
 	}, p.Config, p.Log)
 }
 

@@ -68,6 +68,7 @@ var statuses = map[domain.Code]statusTitle{
 	domain.CodeUnsupportedMediaFormat: {422, "Unsupported media format"},
 	domain.CodeMediaUnreachable:       {422, "Media unreachable"},
 	domain.CodeInvalidParameter:       {422, "Invalid parameter"},
+	domain.CodeTemplateInvalid:        {422, "Template invalid"},
 	domain.CodeIdempotencyKeyReused:   {422, "Idempotency key reused"},
 	domain.CodeOutsideServiceWindow:   {422, "Outside service window"},
 	CodeRateLimited:                   {429, "Rate limited"},
@@ -111,6 +112,8 @@ type problem struct {
 	// contact's customer-service window closed (absent when it never
 	// opened).
 	WindowClosedAt string `json:"windowClosedAt,omitempty"`
+	// Errors are every finding of a refused template (template_invalid).
+	Errors []findingDTO `json:"errors,omitempty"`
 }
 
 // The one detail for every refused key, so the answer never tells which check
@@ -143,6 +146,10 @@ func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err err
 		var wc *domain.WindowClosedError
 		if errors.As(err, &wc) && !wc.ClosedAt.IsZero() {
 			writeProblemWith(w, r, de.Code, de.Param, de.Detail, func(p *problem) { p.WindowClosedAt = rfc3339(wc.ClosedAt) })
+			return
+		}
+		if ti, ok := errors.AsType[*domain.TemplateInvalidError](err); ok {
+			writeProblemWith(w, r, de.Code, de.Param, de.Detail, func(p *problem) { p.Errors = toFindingDTOs(ti.Findings) })
 			return
 		}
 		writeProblem(w, r, de.Code, de.Param, de.Detail)

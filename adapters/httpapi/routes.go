@@ -46,6 +46,12 @@ type Deps struct {
 	// request, named by its route pattern); nil leaves either off.
 	Metrics ports.Metrics
 	Tracer  trace.TracerProvider
+
+	// ListTemplates, SubmitTemplate and DeleteTemplate read and author
+	// the business account's templates.
+	ListTemplates  *app.ListTemplatesHandler
+	SubmitTemplate *app.SubmitTemplateHandler
+	DeleteTemplate *app.DeleteTemplateHandler
 }
 
 type api struct {
@@ -84,6 +90,9 @@ var routes = []route{
 	{"PATCH /v1/campaigns/{id}", true, (*api).patchCampaign},
 	{"POST /v1/campaigns/{id}/activate", true, (*api).activateCampaign},
 	{"POST /v1/campaigns/{id}/pause", true, (*api).pauseCampaign},
+	{"GET /v1/templates", true, (*api).listTemplates},
+	{"POST /v1/templates", true, (*api).createTemplate},
+	{"DELETE /v1/templates/{name}", true, (*api).deleteTemplate},
 	{"POST /v1/webhook-endpoints", true, (*api).createEndpoint},
 	{"GET /v1/webhook-endpoints", true, (*api).listEndpoints},
 	{"GET /v1/webhook-endpoints/{id}", true, (*api).getEndpoint},

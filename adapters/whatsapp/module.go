@@ -17,10 +17,11 @@ var SenderModule = fx.Module("whatsapp.sender",
 	fx.Provide(fx.Annotate(func(c *Client) ports.WhatsAppSender { return c }, fx.ResultTags(`name:"live"`))),
 )
 
-// TemplateSourceModule provides the client as the ports.TemplateSource. It
+// TemplateSourceModule provides the client as the ports.TemplateSource and
+// the ports.TemplateAuthor. It
 // needs Module.
 var TemplateSourceModule = fx.Module("whatsapp.templates",
-	fx.Provide(func(c *Client) ports.TemplateSource { return c }),
+	fx.Provide(func(c *Client) ports.TemplateSource { return c }, func(c *Client) ports.TemplateAuthor { return c }),
 )
 
 // WebhookModule provides the webhook checks (ports.WebhookVerifier), their

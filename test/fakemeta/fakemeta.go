@@ -36,6 +36,8 @@ type Template struct {
 	Body            string // the body text; made up from BodyParams when empty
 	Footer          string
 	Buttons         []Button
+	// Raw, when set, are the components as submitted, listed as they are.
+	Raw []map[string]any
 }
 
 // Button is one button of a template.
@@ -118,6 +120,13 @@ type Server struct {
 	// without its ninth digit, a Mexican one with 521). A number not
 	// listed is its own wa_id.
 	WaIDs map[string]string
+	// InstantVerdict, when set, is the status a template submission is
+	// answered and listed with (APPROVED, as Meta may answer an
+	// authentication template); otherwise PENDING until Review.
+	InstantVerdict string
+	// SubmitRefusal, when set, refuses every submission at once with this
+	// title (Meta's code 100), as Meta refuses some templates outright.
+	SubmitRefusal string
 
 	origin           string // scheme and host, for paging links
 	mu               sync.Mutex
@@ -130,6 +139,8 @@ type Server struct {
 	templateRequests int
 	windows          map[string]time.Time // recipient (digits) → when they last wrote
 	reads            []Read
+	submissions      []Submission
+	deleted          []string
 	requestCount     int // sends received, Lean or not
 	acceptedCount    int // sends accepted, Lean or not
 	hang             chan struct{}
@@ -348,6 +359,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		case r.Method == http.MethodGet && parts[2] == "message_templates":
 			s.serveTemplates(w, r, parts[1])
+			return
+		case r.Method == http.MethodPost && parts[2] == "message_templates":
+			s.serveSubmit(w, r, parts[1])
+			return
+		case r.Method == http.MethodDelete && parts[2] == "message_templates":
+			s.serveDelete(w, r, parts[1])
 			return
 		}
 	}
@@ -684,6 +701,9 @@ func (t Template) listItem(fields []string) map[string]any {
 }
 
 func (t Template) components() []map[string]any {
+	if t.Raw != nil {
+		return t.raw()
+	}
 	var cs []map[string]any
 	if f := t.headerFormat(); f != "" {
 		h := map[string]any{"type": "HEADER", "format": f}

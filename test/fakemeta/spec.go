@@ -88,6 +88,14 @@ func (s *Spec) CheckResponse(path, method string, status int, doc []byte) error 
 		"content", "application/json", "schema"), doc)
 }
 
+// CheckRequest validates a JSON request body against the schema Meta's
+// document gives inline for method on path, e.g.
+// ("/{Version}/{WABA-ID}/message_templates", "post").
+func (s *Spec) CheckRequest(path, method string, doc []byte) error {
+	name := strings.ToUpper(method) + " " + path + " request"
+	return s.check(name, pointer("paths", path, strings.ToLower(method), "requestBody", "content", "application/json", "schema"), doc)
+}
+
 // pointer joins tokens into a JSON pointer for a URL fragment: "~" and "/"
 // are escaped as ~0 and ~1, then each token is percent-encoded, since the
 // schema compiler percent-decodes fragments.
