@@ -62,6 +62,11 @@ type Template struct {
 	// its label and where its value comes from. A template stored before
 	// slots existed gets DefaultSlots.
 	Slots []Slot
+	// Buttons are the template's own buttons in order, those that take
+	// no value (static URL, phone number, voice call) as well as the
+	// others; a carousel card's buttons are in its slots. Nil when
+	// unknown: a template stored before buttons were kept.
+	Buttons []ButtonDef
 }
 
 // Meta's limits for a template and its parameters.

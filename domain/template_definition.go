@@ -39,6 +39,9 @@ type ButtonDef struct {
 	Kind ButtonKind
 	Text string
 	URL  string // a URL button's URL, which may end in one placeholder
+	// PhoneNumber is a phone-number button's number, with its country
+	// code.
+	PhoneNumber string
 }
 
 // OfferDef is a limited-time offer component.
@@ -102,7 +105,7 @@ func DefineTemplate(d TemplateDefinition) (Template, error) {
 		}
 	}
 	t := Template{Name: d.Name, Language: d.Language, HeaderFormat: d.HeaderFormat, HeaderText: d.HeaderText,
-		Body: d.Body, Footer: d.Footer, Slots: []Slot{}}
+		Body: d.Body, Footer: d.Footer, Slots: []Slot{}, Buttons: []ButtonDef{}}
 	var header []Slot
 	switch {
 	case d.HeaderFormat == HeaderText:
@@ -176,6 +179,15 @@ func DefineTemplate(d TemplateDefinition) (Template, error) {
 		}
 	}
 	t.Slots = append(t.Slots, buttons...)
+	for _, b := range d.Buttons {
+		if b.Kind != ButtonURL {
+			b.URL = ""
+		}
+		if b.Kind != ButtonPhone {
+			b.PhoneNumber = ""
+		}
+		t.Buttons = append(t.Buttons, b)
+	}
 	if d.Offer != nil {
 		if n := utf8.RuneCountInString(d.Offer.Text); n == 0 || n > MaxOfferTextLength {
 			return Template{}, InvalidParameter("offer", "a limited-time offer's text is 1 to 16 characters")

@@ -403,7 +403,7 @@ func (l *linter) buttons(p string, bs []DraftButton, auth, card bool) []ButtonDe
 			def.Kind = ButtonURL
 			l.url(bp, b)
 		case "PHONE_NUMBER":
-			def.Kind = ButtonPhone
+			def.Kind, def.PhoneNumber = ButtonPhone, b.PhoneNumber
 			if n := len(b.PhoneNumber); n == 0 || n > maxPhoneLength || strings.Trim(strings.TrimPrefix(b.PhoneNumber, "+"), "0123456789") != "" {
 				l.add(bp+".phoneNumber", LintInvalid, "a phone button's number is up to 20 digits, with its country code")
 			}

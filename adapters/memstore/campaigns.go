@@ -89,6 +89,7 @@ func canonicalLanguage(c domain.Campaign) domain.Campaign {
 func copyCampaign(c domain.Campaign) domain.Campaign {
 	c.Template.Placeholders = slices.Clone(c.Template.Placeholders)
 	c.Template.Slots = slices.Clone(c.Template.Slots)
+	c.Template.Buttons = slices.Clone(c.Template.Buttons)
 	c.CreatedAt, c.UpdatedAt = utc(c.CreatedAt), utc(c.UpdatedAt)
 	return c
 }

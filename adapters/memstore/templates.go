@@ -97,6 +97,7 @@ func (r *repos) SetTemplateCategory(ctx context.Context, account, name, language
 func copyTemplate(t domain.SyncedTemplate) domain.SyncedTemplate {
 	t.Definition.Placeholders = slices.Clone(t.Definition.Placeholders)
 	t.Definition.Slots = slices.Clone(t.Definition.Slots)
+	t.Definition.Buttons = slices.Clone(t.Definition.Buttons)
 	t.SyncedAt = utc(t.SyncedAt)
 	return t
 }

@@ -19,6 +19,7 @@ type campaignRow struct {
 	Footer         string   `db:"footer"`
 	Placeholders   jsonText `db:"placeholders"`
 	Slots          nullJSON `db:"slots"`
+	Buttons        nullJSON `db:"buttons"`
 	TemplateStatus string   `db:"template_status"`
 	Category       string   `db:"category"`
 	Status         string   `db:"status"`
@@ -27,7 +28,7 @@ type campaignRow struct {
 }
 
 const campaignColumns = `id, workspace_id, name, template_name, language, header_format, header_text, body, footer,
-placeholders, slots, template_status, category, status, created_at, updated_at`
+placeholders, slots, buttons, template_status, category, status, created_at, updated_at`
 
 // placeholderJSON is the stored form of a template placeholder.
 type placeholderJSON struct {
@@ -73,8 +74,12 @@ func toCampaignRow(c domain.Campaign) (campaignRow, error) {
 	if err != nil {
 		return campaignRow{}, err
 	}
+	buttons, err := toButtonsJSON(c.Template.Buttons)
+	if err != nil {
+		return campaignRow{}, err
+	}
 	t := c.Template
-	return campaignRow{Slots: slots,
+	return campaignRow{Slots: slots, Buttons: buttons,
 		ID: string(c.ID), WorkspaceID: string(c.Workspace), Name: c.Name,
 		TemplateName: t.Name, Language: domain.CanonicalLanguage(t.Language), HeaderFormat: t.HeaderFormat.String(), HeaderText: t.HeaderText,
 		Body: t.Body, Footer: t.Footer, Placeholders: phJSON,
@@ -108,11 +113,15 @@ func (r campaignRow) toDomain() (domain.Campaign, error) {
 	if err != nil {
 		return domain.Campaign{}, err
 	}
+	buttons, err := fromButtonsJSON(r.Buttons, "campaign "+r.ID)
+	if err != nil {
+		return domain.Campaign{}, err
+	}
 	return domain.Campaign{
 		ID: domain.CampaignID(r.ID), Workspace: domain.WorkspaceID(r.WorkspaceID), Name: r.Name,
 		Template: domain.Template{
 			Name: r.TemplateName, Language: r.Language, HeaderFormat: header, HeaderText: r.HeaderText,
-			Body: r.Body, Footer: r.Footer, Placeholders: placeholders, Slots: slots,
+			Body: r.Body, Footer: r.Footer, Placeholders: placeholders, Slots: slots, Buttons: buttons,
 		},
 		TemplateStatus: tmplStatus, Category: category, Status: status, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
 	}, nil
@@ -122,7 +131,7 @@ func (r campaignRow) toDomain() (domain.Campaign, error) {
 func (s *Store) CreateCampaign(ctx context.Context, c domain.Campaign) error {
 	const q = `INSERT INTO campaigns (` + campaignColumns + `)
 VALUES (:id, :workspace_id, :name, :template_name, :language, :header_format, :header_text, :body, :footer,
-:placeholders, :slots, :template_status, :category, :status, :created_at, :updated_at)`
+:placeholders, :slots, :buttons, :template_status, :category, :status, :created_at, :updated_at)`
 	row, err := toCampaignRow(c)
 	if err == nil {
 		_, err = s.exec(ctx, q, row)
@@ -188,7 +197,7 @@ func (s *Store) UpdateCampaign(ctx context.Context, ws domain.WorkspaceID, id do
 	const qGet = `SELECT ` + campaignColumns + ` FROM campaigns WHERE workspace_id = :workspace_id AND id = :id`
 	const qUpdate = `UPDATE campaigns
 SET name = :name, template_name = :template_name, language = :language, header_format = :header_format,
-    header_text = :header_text, body = :body, footer = :footer, placeholders = :placeholders, slots = :slots,
+    header_text = :header_text, body = :body, footer = :footer, placeholders = :placeholders, slots = :slots, buttons = :buttons,
     template_status = :template_status, category = :category, status = :status, created_at = :created_at, updated_at = :updated_at
 WHERE workspace_id = :workspace_id AND id = :id`
 	var c domain.Campaign

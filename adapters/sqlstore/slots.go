@@ -118,3 +118,45 @@ func fromValuesJSON(j nullJSON, of string) ([]domain.SlotValue, error) {
 	}
 	return out, nil
 }
+
+// buttonJSON is the stored form of one of a template's buttons.
+type buttonJSON struct {
+	Type        string `json:"type"`
+	Text        string `json:"text"`
+	URL         string `json:"url,omitempty"`
+	PhoneNumber string `json:"phoneNumber,omitempty"`
+}
+
+// toButtonsJSON encodes a template's buttons; nil (buttons unknown, a
+// template stored before they were kept) binds NULL.
+func toButtonsJSON(buttons []domain.ButtonDef) (nullJSON, error) {
+	if buttons == nil {
+		return "", nil
+	}
+	out := make([]buttonJSON, len(buttons))
+	for i, b := range buttons {
+		out[i] = buttonJSON{Type: b.Kind.String(), Text: b.Text, URL: b.URL, PhoneNumber: b.PhoneNumber}
+	}
+	j, err := toJSON(out)
+	return nullJSON(j), err
+}
+
+// fromButtonsJSON decodes what toButtonsJSON encoded: NULL is nil.
+func fromButtonsJSON(j nullJSON, of string) ([]domain.ButtonDef, error) {
+	if j == "" {
+		return nil, nil
+	}
+	var in []buttonJSON
+	if err := jsonText(j).decode(&in); err != nil || in == nil {
+		return nil, corrupt("buttons of "+of, string(j))
+	}
+	out := make([]domain.ButtonDef, len(in))
+	for i, b := range in {
+		kind, err := parseStored("button type", b.Type, domain.ParseButtonKind)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = domain.ButtonDef{Kind: kind, Text: b.Text, URL: b.URL, PhoneNumber: b.PhoneNumber}
+	}
+	return out, nil
+}

@@ -19,12 +19,13 @@ type templateRow struct {
 	Footer       string   `db:"footer"`
 	Placeholders jsonText `db:"placeholders"`
 	Slots        nullJSON `db:"slots"`
+	Buttons      nullJSON `db:"buttons"`
 	Unsupported  string   `db:"unsupported"`
 	SyncedAt     dbTime   `db:"synced_at"`
 }
 
 const templateColumns = `account, name, language, provider_id, status, category, header_format, header_text, body,
-footer, placeholders, slots, unsupported, synced_at`
+footer, placeholders, slots, buttons, unsupported, synced_at`
 
 // toTemplateRow maps t, stored for account, its language in canonical form
 // (domain.CanonicalLanguage). The definition's name and language are the
@@ -40,7 +41,11 @@ func toTemplateRow(account string, t domain.SyncedTemplate) (templateRow, error)
 	if err != nil {
 		return templateRow{}, err
 	}
-	return templateRow{Slots: slots,
+	buttons, err := toButtonsJSON(d.Buttons)
+	if err != nil {
+		return templateRow{}, err
+	}
+	return templateRow{Slots: slots, Buttons: buttons,
 		Account: account, Name: t.Name, Language: domain.CanonicalLanguage(t.Language), ProviderID: t.ProviderID,
 		Status: t.Status.String(), Category: t.Category,
 		HeaderFormat: d.HeaderFormat.String(), HeaderText: d.HeaderText, Body: d.Body, Footer: d.Footer,
@@ -66,11 +71,15 @@ func (r templateRow) toDomain() (domain.SyncedTemplate, error) {
 	if err != nil {
 		return domain.SyncedTemplate{}, err
 	}
+	buttons, err := fromButtonsJSON(r.Buttons, of)
+	if err != nil {
+		return domain.SyncedTemplate{}, err
+	}
 	var def domain.Template
-	if !header.IsZero() || r.HeaderText != "" || r.Body != "" || r.Footer != "" || placeholders != nil || slots != nil {
+	if !header.IsZero() || r.HeaderText != "" || r.Body != "" || r.Footer != "" || placeholders != nil || slots != nil || buttons != nil {
 		def = domain.Template{
 			Name: r.Name, Language: r.Language, HeaderFormat: header, HeaderText: r.HeaderText,
-			Body: r.Body, Footer: r.Footer, Placeholders: placeholders, Slots: slots,
+			Body: r.Body, Footer: r.Footer, Placeholders: placeholders, Slots: slots, Buttons: buttons,
 		}
 	}
 	return domain.SyncedTemplate{
@@ -89,11 +98,11 @@ func (s *Store) ReplaceTemplates(ctx context.Context, account string, templates 
 	const qDelete = `DELETE FROM templates WHERE account = :account AND name = :name AND language = :language`
 	const qUpsert = `INSERT INTO templates (` + templateColumns + `)
 VALUES (:account, :name, :language, :provider_id, :status, :category, :header_format, :header_text, :body,
-:footer, :placeholders, :slots, :unsupported, :synced_at)
+:footer, :placeholders, :slots, :buttons, :unsupported, :synced_at)
 ON CONFLICT (account, name, language) DO UPDATE
 SET provider_id = excluded.provider_id, status = excluded.status, category = excluded.category,
     header_format = excluded.header_format, header_text = excluded.header_text, body = excluded.body,
-    footer = excluded.footer, placeholders = excluded.placeholders, slots = excluded.slots, unsupported = excluded.unsupported,
+    footer = excluded.footer, placeholders = excluded.placeholders, slots = excluded.slots, buttons = excluded.buttons, unsupported = excluded.unsupported,
     synced_at = excluded.synced_at`
 	type key struct {
 		Name     string `db:"name"`

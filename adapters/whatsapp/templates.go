@@ -256,12 +256,13 @@ func headerFormat(c metaComponent) (domain.HeaderFormat, string) {
 
 // buttons reads a template's buttons, or says why Herald cannot send them.
 // An authentication template's code button is listed by Meta as OTP or as
-// URL; static phone and voice-call buttons take nothing and stay out of
-// the slots, as they do of the send.
+// URL; static URL, phone and voice-call buttons take nothing and stay out
+// of the slots, as they do of the send, but are kept with the template's
+// buttons for listing and previews.
 func buttons(in []metaButton, auth bool) ([]domain.ButtonDef, string) {
 	out := make([]domain.ButtonDef, 0, len(in))
 	for _, b := range in {
-		def := domain.ButtonDef{Text: b.Text, URL: b.URL}
+		def := domain.ButtonDef{Text: b.Text, URL: b.URL, PhoneNumber: b.PhoneNumber}
 		switch typ := strings.ToUpper(b.Type); {
 		case typ == "OTP" || typ == "URL" && auth:
 			def.Kind, def.URL = domain.ButtonOTP, ""

@@ -292,7 +292,7 @@ func NewSession(t testing.TB, o domain.Operator, now time.Time) domain.Session {
 // and empty slices and maps are equal, and times must be the same instant and
 // in UTC.
 var cmpOptions = cmp.Options{
-	cmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{}, domain.HeaderFormat{}, domain.SlotKind{},
+	cmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{}, domain.HeaderFormat{}, domain.SlotKind{}, domain.ButtonKind{},
 		domain.CampaignStatus{}, domain.MessageStatus{}, domain.Direction{}, domain.TemplateStatus{},
 		domain.TemplateCategory{}, domain.EventType{}, domain.DeliveryState{}, domain.EndpointStatus{},
 		domain.DisabledReason{}),

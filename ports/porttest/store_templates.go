@@ -18,6 +18,7 @@ import (
 var templateTests = []storeTest{
 	{"RoundTrip", testTemplateRoundTrip},
 	{"SlotsRoundTrip", testTemplateSlotsRoundTrip},
+	{"ButtonsRoundTrip", testTemplateButtonsRoundTrip},
 	{"Replace", testTemplateReplace},
 	{"ReplaceWithNone", testTemplateReplaceWithNone},
 	{"OtherAccount", testTemplateOtherAccount},
@@ -99,6 +100,48 @@ func testTemplateSlotsRoundTrip(t *testing.T, s Store) {
 		if want.Definition.Slots == nil && got.Definition.Slots != nil {
 			t.Fatalf("a template without slots reads back with %+v", got.Definition.Slots)
 		}
+	}
+}
+
+// A synced template keeps every button in order, the static ones that take
+// no value with their URL or phone number; one stored before buttons were
+// kept (nil Buttons) reads back with its buttons unknown, not as none.
+func testTemplateButtonsRoundTrip(t *testing.T, s Store) {
+	account := NewAccount()
+	buttons := NewSyncedTemplate(t, account, "store_hours", "en_US")
+	def, err := domain.DefineTemplate(domain.TemplateDefinition{Name: "store_hours", Language: "en_US",
+		Body: "We open at 9 for {{1}}.", Buttons: []domain.ButtonDef{
+			{Kind: domain.ButtonURL, Text: "Our hours", URL: "https://shop.example/hours"},
+			{Kind: domain.ButtonPhone, Text: "Call us", PhoneNumber: "+15550100"},
+			{Kind: domain.ButtonVoiceCall, Text: "Call on WhatsApp"},
+			{Kind: domain.ButtonURL, Text: "Track", URL: "https://shop.example/t/{{1}}"},
+			{Kind: domain.ButtonQuickReply, Text: "Stop"}, {Kind: domain.ButtonQuickReply, Text: "More"}}})
+	if err != nil {
+		t.Fatalf("DefineTemplate: %v", err)
+	}
+	buttons.Definition = def
+	none := NewSyncedTemplate(t, account, "order_update", "en_US")
+	old := NewSyncedTemplate(t, account, "order_update", "en")
+	old.Definition.Buttons = nil
+	replaceTemplates(t, s, account, []domain.SyncedTemplate{buttons, none, old})
+	for _, want := range []domain.SyncedTemplate{buttons, none, old} {
+		got, err := s.GetTemplate(t.Context(), account, want.Name, want.Language)
+		if err != nil {
+			t.Fatalf("GetTemplate: %v", err)
+		}
+		mustEqual(t, "template "+want.Name+" ("+want.Language+")", want, got)
+		if (want.Definition.Buttons == nil) != (got.Definition.Buttons == nil) {
+			t.Fatalf("template %s (%s): buttons %#v read back as %#v: unknown and none must stay apart",
+				want.Name, want.Language, want.Definition.Buttons, got.Definition.Buttons)
+		}
+	}
+	got, err := s.GetTemplate(t.Context(), account, "store_hours", "en_US")
+	if err != nil {
+		t.Fatalf("GetTemplate: %v", err)
+	}
+	if b := got.Definition.Buttons; len(b) != 6 || b[0].URL != "https://shop.example/hours" || b[1].PhoneNumber != "+15550100" ||
+		b[2].Kind != domain.ButtonVoiceCall {
+		t.Fatalf("static buttons read back as %#v", b)
 	}
 }
 
