@@ -403,3 +403,34 @@ func scanPlaceholders(param, what, text string, named bool) ([]string, error) {
 	}
 	return out, nil
 }
+
+// AllButtons returns the template's own buttons in order: the kept ones,
+// or for a template stored before buttons were kept, those its slots
+// know of (the buttons that take a value, without a URL's address), in
+// order.
+func (t Template) AllButtons() []ButtonDef {
+	if t.Buttons != nil {
+		return t.Buttons
+	}
+	var out []ButtonDef
+	for _, s := range t.slots() {
+		if s.Card >= 0 {
+			continue
+		}
+		var k ButtonKind
+		switch s.Kind {
+		case SlotQuickReply:
+			k = ButtonQuickReply
+		case SlotURLSuffix:
+			k = ButtonURL
+		case SlotCouponCode:
+			k = ButtonCopyCode
+		case SlotOTP:
+			k = ButtonOTP
+		default:
+			continue
+		}
+		out = append(out, ButtonDef{Kind: k, Text: s.Context})
+	}
+	return out
+}

@@ -279,3 +279,63 @@ func checkTemplatesIsolation(t *testing.T, f *isoFixture) {
 		t.Errorf("A's delete: %d %s", res.StatusCode, got)
 	}
 }
+
+// TestTemplateListsEveryButton: a template's buttons are listed in order
+// as WhatsApp shows them, those that take no value (a static URL, a phone
+// number) with their address or number: as submitted, and as a sync
+// reads them back from Meta.
+func TestTemplateListsEveryButton(t *testing.T) {
+	const storeTemplate = `{"name":"store_hours","language":"en_US","category":"UTILITY","components":[
+ {"type":"BODY","text":"We open at 9, {{1}}.","example":{"bodyText":["Ana"]}},
+ {"type":"BUTTONS","buttons":[{"type":"URL","text":"Our hours","url":"https://shop.example/hours"},
+  {"type":"PHONE_NUMBER","text":"Call us","phoneNumber":"+15550100"},
+  {"type":"QUICK_REPLY","text":"Thanks"}]}]}`
+	type buttonView struct{ Type, Text, URL, PhoneNumber string }
+	want := []buttonView{{Type: "URL", Text: "Our hours", URL: "https://shop.example/hours"},
+		{Type: "PHONE_NUMBER", Text: "Call us", PhoneNumber: "+15550100"}, {Type: "QUICK_REPLY", Text: "Thanks"}}
+	type listed struct {
+		Name       string
+		Sendable   bool
+		Slots      []struct{ Slot, Kind string }
+		Components struct{ Buttons []buttonView }
+	}
+	check := func(t *testing.T, when string, v listed) {
+		t.Helper()
+		if len(v.Components.Buttons) != len(want) {
+			t.Fatalf("%s: buttons %+v, want %+v", when, v.Components.Buttons, want)
+		}
+		for i, b := range v.Components.Buttons {
+			if b != want[i] {
+				t.Errorf("%s: button %d is %+v, want %+v", when, i, b, want[i])
+			}
+		}
+		if len(v.Slots) != 2 { // the body's {{1}} and the quick reply's payload
+			t.Errorf("%s: slots %+v, want the body's and the quick reply's", when, v.Slots)
+		}
+	}
+	onEveryEngineWith(t, func(t *testing.T, e *apiEnv, fake *fakemeta.Server) {
+		res, got := e.do(t, "POST", "/v1/templates", e.keyed(e.liveKey), storeTemplate)
+		if res.StatusCode != 201 {
+			t.Fatalf("submit: %d %s", res.StatusCode, got)
+		}
+		check(t, "submitted", decode[listed](t, got))
+		var list struct{ Data []listed }
+		e.get(t, "/v1/templates?name=store_hours", e.liveKey, &list)
+		if len(list.Data) != 1 {
+			t.Fatalf("listed: %+v", list.Data)
+		}
+		check(t, "listed once submitted", list.Data[0])
+
+		fake.SetTemplateStatus("store_hours", "en_US", "APPROVED")
+		sync := app.NewSyncTemplatesHandler(whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, WABAID: fake.WABAID}),
+			e.store, system.Clock{}, usecase.NewEvents(system.NewIDs(), httpapi.NewEventRenderer()), usecase.NewObserver(nil))
+		if _, err := sync.Handle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		e.get(t, "/v1/templates?name=store_hours", e.liveKey, &list)
+		if len(list.Data) != 1 || !list.Data[0].Sendable {
+			t.Fatalf("after sync: %+v", list.Data)
+		}
+		check(t, "synced", list.Data[0])
+	})
+}

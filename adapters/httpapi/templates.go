@@ -43,12 +43,36 @@ type syncedTemplateDTO struct {
 	Sandbox    bool                  `json:"sandbox"`
 }
 
-// templateComponentsDTO are a template's texts as Herald keeps them.
+// templateComponentsDTO are a template's texts and buttons as Herald
+// keeps them.
 type templateComponentsDTO struct {
-	HeaderFormat string `json:"headerFormat"`
-	HeaderText   string `json:"headerText"`
-	Body         string `json:"body"`
-	Footer       string `json:"footer"`
+	HeaderFormat string              `json:"headerFormat"`
+	HeaderText   string              `json:"headerText"`
+	Body         string              `json:"body"`
+	Footer       string              `json:"footer"`
+	Buttons      []templateButtonDTO `json:"buttons"`
+}
+
+// templateButtonDTO is one of a template's buttons, in Meta's words.
+type templateButtonDTO struct {
+	Type        string `json:"type"`
+	Text        string `json:"text"`
+	URL         string `json:"url,omitempty"`
+	PhoneNumber string `json:"phoneNumber,omitempty"`
+}
+
+// buttonTypes are the API's (Meta's) names of the button kinds.
+var buttonTypes = map[domain.ButtonKind]string{
+	domain.ButtonQuickReply: "QUICK_REPLY", domain.ButtonURL: "URL", domain.ButtonPhone: "PHONE_NUMBER",
+	domain.ButtonVoiceCall: "VOICE_CALL", domain.ButtonCopyCode: "COPY_CODE", domain.ButtonOTP: "OTP",
+}
+
+func toTemplateButtonDTOs(t domain.Template) []templateButtonDTO {
+	out := []templateButtonDTO{}
+	for _, b := range t.AllButtons() {
+		out = append(out, templateButtonDTO{Type: buttonTypes[b.Kind], Text: b.Text, URL: b.URL, PhoneNumber: b.PhoneNumber})
+	}
+	return out
 }
 
 type templateListDTO struct {
@@ -63,7 +87,8 @@ func toSyncedTemplateDTO(t domain.SyncedTemplate) syncedTemplateDTO {
 	}
 	out := syncedTemplateDTO{Name: t.Name, Language: t.Language, Status: t.Status.String(), Category: t.Category,
 		ProviderID: t.ProviderID, Slots: []slotDTO{}, SyncedAt: rfc3339(t.SyncedAt), Sandbox: t.Account == app.SandboxAccount,
-		Components: templateComponentsDTO{HeaderFormat: hf.String(), HeaderText: d.HeaderText, Body: d.Body, Footer: d.Footer}}
+		Components: templateComponentsDTO{HeaderFormat: hf.String(), HeaderText: d.HeaderText, Body: d.Body, Footer: d.Footer,
+			Buttons: toTemplateButtonDTOs(d)}}
 	if out.Status == "" {
 		out.Status = "UNKNOWN"
 	}
