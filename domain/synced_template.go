@@ -107,5 +107,12 @@ func (t SyncedTemplate) Scrubbed() SyncedTemplate {
 			sl.Key, sl.Param, sl.Context, sl.Label, sl.Source.Value = s(sl.Key), s(sl.Param), s(sl.Context), s(sl.Label), s(sl.Source.Value)
 		}
 	}
+	if d.Buttons != nil {
+		d.Buttons = append([]ButtonDef(nil), d.Buttons...)
+		for i := range d.Buttons {
+			b := &d.Buttons[i]
+			b.Text, b.URL, b.PhoneNumber = s(b.Text), s(b.URL), s(b.PhoneNumber)
+		}
+	}
 	return t
 }

@@ -314,7 +314,12 @@ func buttonSlots(param string, card int, buttons []ButtonDef, auth bool) ([]Slot
 				return nil, InvalidParameter(p+".url", "a button's URL has at most one placeholder, at its end")
 			}
 			s.Kind, s.Limit = SlotURLSuffix, MaxURLLength-utf8.RuneCountInString(b.URL[:i])
-		case ButtonPhone, ButtonVoiceCall:
+		case ButtonPhone:
+			if err := CheckText(p+".phoneNumber", "a button's phone number", b.PhoneNumber); err != nil {
+				return nil, err
+			}
+			continue
+		case ButtonVoiceCall:
 			continue
 		}
 		out = append(out, s)

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/heraldhq/herald/domain"
 )
@@ -22,8 +23,8 @@ type previewCard struct {
 }
 
 // previewParts are the components of a template beyond header, body and
-// footer that the preview shows: buttons that take a value (Herald keeps
-// no others), a limited-time offer, carousel cards.
+// footer that the preview shows: its buttons (every one Herald keeps, static
+// ones too), a limited-time offer, carousel cards.
 type previewParts struct {
 	Buttons []previewButton
 	Offer   string
@@ -43,6 +44,9 @@ func partsOf(t domain.Template) previewParts {
 	slices.SortStableFunc(slots, func(a, b domain.Slot) int {
 		return cmp.Or(cmp.Compare(a.Card, b.Card), cmp.Compare(a.Button, b.Button))
 	})
+	for _, b := range t.AllButtons() {
+		p.Buttons = append(p.Buttons, buttonOf(b))
+	}
 	for _, s := range slots {
 		var b *previewButton
 		switch s.Kind {
@@ -50,10 +54,6 @@ func partsOf(t domain.Template) previewParts {
 			b = &previewButton{Text: s.Context, Does: "quick reply"}
 		case domain.SlotURLSuffix:
 			b = &previewButton{Text: s.Context, Does: "opens a link"}
-		case domain.SlotCouponCode:
-			b = &previewButton{Text: cmp.Or(s.Context, "Copy offer code"), Does: "copies the code"}
-		case domain.SlotOTP:
-			b = &previewButton{Text: cmp.Or(s.Context, "Copy code"), Does: "copies the code"}
 		case domain.SlotOfferExpiry:
 			p.Offer = s.Context
 		case domain.SlotHeaderMedia:
@@ -65,13 +65,8 @@ func partsOf(t domain.Template) previewParts {
 				card(s.Card).Body = append(card(s.Card).Body, "{{"+s.Param+"}}")
 			}
 		}
-		if b == nil {
-			continue
-		}
-		if s.Card >= 0 {
+		if b != nil && s.Card >= 0 { // the template's own buttons are AllButtons
 			card(s.Card).Buttons = append(card(s.Card).Buttons, *b)
-		} else {
-			p.Buttons = append(p.Buttons, *b)
 		}
 	}
 	for i := range domain.MaxCards {
@@ -80,4 +75,30 @@ func partsOf(t domain.Template) previewParts {
 		}
 	}
 	return p
+}
+
+// buttonOf is one of the template's own buttons as WhatsApp shows it: a
+// static link or number is shown with what a tap does.
+func buttonOf(b domain.ButtonDef) previewButton {
+	switch b.Kind {
+	case domain.ButtonQuickReply:
+		return previewButton{Text: b.Text, Does: "quick reply"}
+	case domain.ButtonURL:
+		if b.URL != "" && !strings.Contains(b.URL, "{{") {
+			return previewButton{Text: b.Text, Does: "opens " + b.URL}
+		}
+		return previewButton{Text: b.Text, Does: "opens a link"}
+	case domain.ButtonPhone:
+		if b.PhoneNumber != "" {
+			return previewButton{Text: b.Text, Does: "calls " + b.PhoneNumber}
+		}
+		return previewButton{Text: b.Text, Does: "calls a number"}
+	case domain.ButtonVoiceCall:
+		return previewButton{Text: b.Text, Does: "calls on WhatsApp"}
+	case domain.ButtonCopyCode:
+		return previewButton{Text: cmp.Or(b.Text, "Copy offer code"), Does: "copies the code"}
+	case domain.ButtonOTP:
+		return previewButton{Text: cmp.Or(b.Text, "Copy code"), Does: "copies the code"}
+	}
+	return previewButton{Text: b.Text}
 }

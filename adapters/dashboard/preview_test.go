@@ -12,8 +12,9 @@ import (
 	"github.com/heraldhq/herald/ports/porttest"
 )
 
-// TestPreviewShowsButtonsAndCards: the template preview shows the buttons
-// under the bubble as WhatsApp does, with what a tap does, and a
+// TestPreviewShowsButtonsAndCards: the template preview shows every button
+// under the bubble as WhatsApp does, in order, those that take no value
+// (a static link, a phone number, a voice call) too, with what a tap does, and a
 // carousel's cards with their headers and buttons.
 func TestPreviewShowsButtonsAndCards(t *testing.T) {
 	t.Parallel()
@@ -22,7 +23,8 @@ func TestPreviewShowsButtonsAndCards(t *testing.T) {
 	deals, err := e.createCampaign.Handle(ctx, app.CreateCampaign{Name: "Deals", TemplateName: "deals", Language: "en_US",
 		Body: "Hi {{1}}, here is your deal.", Buttons: []domain.ButtonDef{
 			{Kind: domain.ButtonQuickReply, Text: "Stop"}, {Kind: domain.ButtonURL, Text: "Shop", URL: "https://shop.example/d/{{1}}"},
-			{Kind: domain.ButtonCopyCode}}})
+			{Kind: domain.ButtonCopyCode}, {Kind: domain.ButtonURL, Text: "Our hours", URL: "https://shop.example/hours"},
+			{Kind: domain.ButtonPhone, Text: "Call us", PhoneNumber: "+15550100"}, {Kind: domain.ButtonVoiceCall, Text: "Call on WhatsApp"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,10 +41,22 @@ func TestPreviewShowsButtonsAndCards(t *testing.T) {
 	for _, want := range []string{`<ul class="bubble-buttons" aria-label="Buttons">`,
 		`<li><span dir="auto">Stop</span> <small class="muted">quick reply</small></li>`,
 		`<li><span dir="auto">Shop</span> <small class="muted">opens a link</small></li>`,
-		`<li><span dir="auto">Copy offer code</span> <small class="muted">copies the code</small></li>`} {
+		`<li><span dir="auto">Copy offer code</span> <small class="muted">copies the code</small></li>`,
+		`<li><span dir="auto">Our hours</span> <small class="muted">opens https://shop.example/hours</small></li>`,
+		`<li><span dir="auto">Call us</span> <small class="muted">calls +15550100</small></li>`,
+		`<li><span dir="auto">Call on WhatsApp</span> <small class="muted">calls on WhatsApp</small></li>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the preview lacks %q", want)
 		}
+	}
+	// In the template's order, as WhatsApp shows them.
+	last := -1
+	for _, text := range []string{">Stop<", ">Shop<", ">Copy offer code<", ">Our hours<", ">Call us<", ">Call on WhatsApp<"} {
+		i := strings.Index(page, text)
+		if i < last {
+			t.Errorf("button %s is out of the template's order", text)
+		}
+		last = i
 	}
 	_, page = b.get("/dashboard/campaigns/" + string(carousel.ID))
 	for _, want := range []string{`<ol class="carousel" aria-label="Carousel cards">`, `card 1: image header`, `card 2: image header`,
