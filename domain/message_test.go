@@ -280,7 +280,7 @@ func TestNewMessageAndOutboundEntry(t *testing.T) {
 	if len(m.Values) != 2 || m.Values[0].Value != "Ana" || m.Values[1].Value != "https://cdn.example.com/a.png" {
 		t.Fatalf("the message's slot values: %+v", m.Values)
 	}
-	opts := cmp.Options{cmpStatus, cmp.AllowUnexported(domain.KeyMode{}, domain.PhoneNumber{}, domain.HeaderFormat{}, domain.SlotKind{})}
+	opts := cmp.Options{cmpStatus, cmp.AllowUnexported(domain.KeyMode{}, domain.PhoneNumber{}, domain.HeaderFormat{}, domain.SlotKind{}, domain.ButtonKind{})}
 	if diff := cmp.Diff(want, m, opts); diff != "" {
 		t.Fatalf("new message (-want +got):\n%s", diff)
 	}

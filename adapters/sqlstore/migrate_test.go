@@ -100,7 +100,7 @@ func migrateBeforeGoose(t *testing.T, db *sqlx.DB, d sqlstore.Dialect, until int
 // domainValues compares domain values as the contract suite does: enums by
 // their unexported fields, nil and empty alike, times as instants.
 var domainValues = gocmp.Options{
-	gocmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{}, domain.HeaderFormat{}, domain.SlotKind{},
+	gocmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{}, domain.HeaderFormat{}, domain.SlotKind{}, domain.ButtonKind{},
 		domain.CampaignStatus{}, domain.MessageStatus{}, domain.TemplateStatus{}, domain.TemplateCategory{}),
 	cmpopts.EquateEmpty(),
 	cmpopts.EquateApproxTime(0),

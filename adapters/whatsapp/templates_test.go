@@ -16,7 +16,7 @@ import (
 	"github.com/heraldhq/herald/test/fakemeta"
 )
 
-var syncedOpts = cmp.AllowUnexported(domain.TemplateStatus{}, domain.HeaderFormat{}, domain.SlotKind{})
+var syncedOpts = cmp.AllowUnexported(domain.TemplateStatus{}, domain.HeaderFormat{}, domain.SlotKind{}, domain.ButtonKind{})
 
 func newTemplateFake(t *testing.T) (*fakemeta.Server, *whatsapp.Client) {
 	t.Helper()
@@ -221,7 +221,7 @@ func TestConvertTemplate(t *testing.T) {
 	const shipped = "Your order has shipped."
 	withButtons := def(domain.TemplateDefinition{HeaderFormat: domain.HeaderText, HeaderText: "Hello", Body: "Hi {{1}}, your code is {{2}}.", Footer: "Thanks",
 		Buttons: []domain.ButtonDef{{Kind: domain.ButtonQuickReply, Text: "Stop"}, {Kind: domain.ButtonURL, Text: "Site", URL: "https://example.com/"},
-			{Kind: domain.ButtonPhone, Text: "Call"}}})
+			{Kind: domain.ButtonPhone, Text: "Call", PhoneNumber: "+15550001111"}}})
 	for _, c := range []struct {
 		name        string
 		status      string

@@ -80,7 +80,7 @@ func (c *clock) Advance(d time.Duration) {
 
 // cmpDomain compares domain values, whose enums have unexported fields.
 var cmpDomain = cmp.Options{cmp.AllowUnexported(domain.MessageStatus{}, domain.KeyMode{}, domain.PhoneNumber{},
-	domain.HeaderFormat{}, domain.SlotKind{}, domain.Direction{}, domain.CampaignStatus{}, domain.TemplateStatus{}, domain.TemplateCategory{})}
+	domain.HeaderFormat{}, domain.SlotKind{}, domain.ButtonKind{}, domain.Direction{}, domain.CampaignStatus{}, domain.TemplateStatus{}, domain.TemplateCategory{})}
 
 // fixture is a memstore with a default workspace holding a test key and an
 // active campaign "Hi {{1}}, your code is {{2}}"; the clock stands at t0.
