@@ -108,7 +108,7 @@ func (t SyncedTemplate) Scrubbed() SyncedTemplate {
 		}
 	}
 	if d.Buttons != nil {
-		d.Buttons = append([]ButtonDef(nil), d.Buttons...)
+		d.Buttons = append([]ButtonDef{}, d.Buttons...) // none known stays apart from unknown
 		for i := range d.Buttons {
 			b := &d.Buttons[i]
 			b.Text, b.URL, b.PhoneNumber = s(b.Text), s(b.URL), s(b.PhoneNumber)

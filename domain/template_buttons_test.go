@@ -55,6 +55,10 @@ func TestSyncedTemplateScrubsButtons(t *testing.T) {
 	if err := domain.CheckText("text", "text", got.Text+got.PhoneNumber); err != nil {
 		t.Errorf("scrubbed button %+v: %v", got, err)
 	}
+	none := domain.SyncedTemplate{Definition: domain.Template{Buttons: []domain.ButtonDef{}}}
+	if b := none.Scrubbed().Definition.Buttons; b == nil {
+		t.Error("a template known to have no buttons reads as buttons unknown once scrubbed")
+	}
 	if s.Definition.Buttons[0].Text != "Call\x00" {
 		t.Error("Scrubbed changed the original's buttons")
 	}
