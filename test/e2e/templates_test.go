@@ -45,6 +45,19 @@ func TestTemplateSubmissionEndToEnd(t *testing.T) {
 	in.cli(&live, "keys", "create", "--name", "live", "--mode", "live")
 	srv := in.serve()
 	fake.WebhookURL = srv.Base + "/v1/webhooks/whatsapp"
+	// The server syncs templates once as it starts. A submission stored
+	// while that sync's listing is in flight is replaced by it (a race the
+	// sync has yet to close); the test submits after the sync.
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(srv.Logs(), "templates synced"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the start-up template sync never finished\n%s", srv.Logs())
+		}
+		select {
+		case <-time.After(20 * time.Millisecond): // the server is another process: its log is the signal
+		case <-srv.Done:
+			t.Fatalf("the server stopped\n%s", srv.Logs())
+		}
+	}
 
 	var tmpl struct{ Status, ProviderID string }
 	draft := map[string]any{"name": "order_shipped", "language": "en_US", "category": "UTILITY", "components": []any{
