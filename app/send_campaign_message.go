@@ -108,43 +108,11 @@ func (h *SendCampaignMessageHandler) Handle(ctx context.Context, cmd SendCampaig
 // rolls back, and the other instance's message is replayed.
 func (h *SendCampaignMessageHandler) handleIdempotent(ctx context.Context, cmd SendCampaignMessage) (SendCampaignMessageResult, error) {
 	k := inFlightKey{cmd.Principal.Workspace, cmd.Principal.Mode, cmd.IdempotencyKey}
-	release, ok := h.inFlight.enter(k)
-	if !ok {
-		return SendCampaignMessageResult{}, domain.ErrIdempotencyInFlight
-	}
-	defer release()
-	fp := cmd.fingerprint()
-	if res, done, err := h.replay(ctx, k, fp); done {
-		return res, err
-	}
-	res, err := h.handle(ctx, cmd, fp)
-	if errors.Is(err, errKeyClaimed) {
-		if res, done, err := h.replay(ctx, k, fp); done {
-			return res, err
-		}
-		return SendCampaignMessageResult{}, domain.ErrIdempotencyInFlight
-	}
-	return res, err
-}
-
-// replay answers a request whose key is already claimed in its workspace
-// and mode; done is false when no live claim exists.
-func (h *SendCampaignMessageHandler) replay(ctx context.Context, k inFlightKey, fp domain.Fingerprint) (res SendCampaignMessageResult, done bool, err error) {
-	rec, found, err := h.d.Idempotency.FindIdempotencyRecord(ctx, k.ws, k.mode, k.key)
-	if err != nil {
-		return res, true, err
-	}
-	if !found || rec.Expired(h.d.Clock.Now()) {
-		return res, false, nil
-	}
-	if err := rec.Replay(fp); err != nil {
-		return res, true, err
-	}
-	msg, err := h.d.Messages.GetMessage(ctx, k.ws, rec.Message)
-	if err != nil {
-		return res, true, err
-	}
-	return SendCampaignMessageResult{Message: msg, Replayed: true}, true, nil
+	return idempotentSend(ctx, &h.inFlight, k, cmd.fingerprint(), h.d.Idempotency, h.d.Messages, h.d.Clock,
+		func(fp domain.Fingerprint) (SendCampaignMessageResult, error) { return h.handle(ctx, cmd, fp) },
+		func(m domain.Message) SendCampaignMessageResult {
+			return SendCampaignMessageResult{Message: m, Replayed: true}
+		})
 }
 
 // errWhatsAppNotConfigured refuses a live send on a server without Meta's

@@ -81,44 +81,12 @@ func (h *SendSessionMessageHandler) Handle(ctx context.Context, cmd SendSessionM
 			return h.handle(ctx, cmd, "")
 		}
 		k := inFlightKey{cmd.Principal.Workspace, cmd.Principal.Mode, cmd.IdempotencyKey}
-		release, ok := h.inFlight.enter(k)
-		if !ok {
-			return SendSessionMessageResult{}, domain.ErrIdempotencyInFlight
-		}
-		defer release()
-		fp := cmd.fingerprint()
-		if res, done, err := h.replay(ctx, k, fp); done {
-			return res, err
-		}
-		res, err := h.handle(ctx, cmd, fp)
-		if errors.Is(err, errKeyClaimed) {
-			if res, done, err := h.replay(ctx, k, fp); done {
-				return res, err
-			}
-			return SendSessionMessageResult{}, domain.ErrIdempotencyInFlight
-		}
-		return res, err
+		return idempotentSend(ctx, &h.inFlight, k, cmd.fingerprint(), h.d.Idempotency, h.d.Messages, h.d.Clock,
+			func(fp domain.Fingerprint) (SendSessionMessageResult, error) { return h.handle(ctx, cmd, fp) },
+			func(m domain.Message) SendSessionMessageResult {
+				return SendSessionMessageResult{Message: m, Replayed: true}
+			})
 	})
-}
-
-// replay answers a request whose key is already claimed; done is false
-// when no live claim exists.
-func (h *SendSessionMessageHandler) replay(ctx context.Context, k inFlightKey, fp domain.Fingerprint) (res SendSessionMessageResult, done bool, err error) {
-	rec, found, err := h.d.Idempotency.FindIdempotencyRecord(ctx, k.ws, k.mode, k.key)
-	if err != nil {
-		return res, true, err
-	}
-	if !found || rec.Expired(h.d.Clock.Now()) {
-		return res, false, nil
-	}
-	if err := rec.Replay(fp); err != nil {
-		return res, true, err
-	}
-	msg, err := h.d.Messages.GetMessage(ctx, k.ws, rec.Message)
-	if err != nil {
-		return res, true, err
-	}
-	return SendSessionMessageResult{Message: msg, Replayed: true}, true, nil
 }
 
 func (h *SendSessionMessageHandler) handle(ctx context.Context, cmd SendSessionMessage, fp domain.Fingerprint) (SendSessionMessageResult, error) {
