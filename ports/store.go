@@ -19,6 +19,7 @@ type Store interface {
 	MessageQueue
 	QueueStatsReader
 	ConversationRepository
+	InboxRepository
 	WebhookEventRepository
 	IdempotencyRepository
 	SendCountRepository
@@ -48,6 +49,7 @@ func StorePorts() []any {
 		new(MessageQueue),
 		new(QueueStatsReader),
 		new(ConversationRepository),
+		new(InboxRepository),
 		new(WebhookEventRepository),
 		new(IdempotencyRepository),
 		new(SendCountRepository),

@@ -43,6 +43,7 @@ func New() *Store {
 		queue:       map[domain.MessageID]queueItem{},
 		entries:     map[domain.EntryID]domain.Entry{},
 		entryIDs:    map[providerKey]domain.EntryID{},
+		readThrough: map[domain.ContactID]domain.EntryID{},
 		parked:      map[parkKey]parkedStatus{},
 		events:      map[domain.WebhookEventID]domain.WebhookEvent{},
 		eventIDs:    map[string]domain.WebhookEventID{},
@@ -82,6 +83,7 @@ type state struct {
 	queue       map[domain.MessageID]queueItem // messages not yet released for good
 	entries     map[domain.EntryID]domain.Entry
 	entryIDs    map[providerKey]domain.EntryID // entries with a provider id
+	readThrough map[domain.ContactID]domain.EntryID // how far each thread was read (the inbox)
 	parked      map[parkKey]parkedStatus
 	events      map[domain.WebhookEventID]domain.WebhookEvent
 	eventIDs    map[string]domain.WebhookEventID // by SHA-256

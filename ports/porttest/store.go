@@ -67,6 +67,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Messages", messageTests},
 		{"SessionMessages", sessionMessageTests},
 		{"Conversations", conversationTests},
+		{"Inbox", inboxTests},
 		{"Modes", modeTests},
 		{"Marketing", marketingTests},
 		{"Webhooks", webhookTests},

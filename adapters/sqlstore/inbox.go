@@ -1,0 +1,146 @@
+package sqlstore
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+)
+
+// threadRow is a contact with its thread's newest entry (the e_ columns,
+// NULL when the thread is empty) and unread count.
+type threadRow struct {
+	contactRow
+	ReadThrough     nullString `db:"read_through"`
+	Unread          int        `db:"unread"`
+	EntryID         nullString `db:"e_id"`
+	EntryMode       nullString `db:"e_mode"`
+	EntryConv       nullString `db:"e_conversation_id"`
+	EntryDirection  nullString `db:"e_direction"`
+	EntryKind       nullString `db:"e_kind"`
+	EntryMessageID  nullString `db:"e_message_id"`
+	EntryStatus     nullString `db:"e_status"`
+	EntryBody       nullString `db:"e_body"`
+	EntryProviderID nullString `db:"e_provider_id"`
+	EntryPayload    nullString `db:"e_payload"`
+	EntryMedia      nullJSON   `db:"e_media"`
+	EntryReplyTo    nullString `db:"e_reply_to"`
+	EntryCreatedAt  nullTime   `db:"e_created_at"`
+}
+
+func (r threadRow) toDomain() (domain.Thread, error) {
+	c, err := r.contactRow.toDomain()
+	if err != nil {
+		return domain.Thread{}, err
+	}
+	t := domain.Thread{Contact: c, Unread: r.Unread}
+	if r.EntryID == "" {
+		return t, nil
+	}
+	e := entryRow{ID: string(r.EntryID), WorkspaceID: r.WorkspaceID, Mode: string(r.EntryMode), ContactID: r.ID,
+		ConversationID: string(r.EntryConv), Direction: string(r.EntryDirection), Kind: string(r.EntryKind),
+		MessageID: r.EntryMessageID, Status: r.EntryStatus, Body: string(r.EntryBody), ProviderID: r.EntryProviderID,
+		Payload: string(r.EntryPayload), Media: r.EntryMedia, ReplyTo: r.EntryReplyTo, CreatedAt: r.EntryCreatedAt.T}
+	if t.Last, err = e.toDomain(); err != nil {
+		return domain.Thread{}, err
+	}
+	return t, nil
+}
+
+// ListThreads lists conversations by last activity in one statement: the
+// page of contacts comes from the contacts_last_activity index, and each
+// row's newest entry and unread count from the thread's (workspace_id,
+// contact_id, id) index.
+func (s *Store) ListThreads(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, p ports.Page) ([]domain.Thread, string, error) {
+	const (
+		qHead = `SELECT c.*,
+  (SELECT COUNT(*) FROM conversation_entries u
+   WHERE u.workspace_id = c.workspace_id AND u.contact_id = c.id AND u.direction = 'inbound'
+     AND (c.read_through IS NULL OR u.id > c.read_through)) AS unread,
+  e.id AS e_id, e.mode AS e_mode, e.conversation_id AS e_conversation_id, e.direction AS e_direction, e.kind AS e_kind,
+  e.message_id AS e_message_id, COALESCE(m.status, e.status) AS e_status, e.body AS e_body,
+  e.provider_id AS e_provider_id, e.payload AS e_payload, e.media AS e_media, e.reply_to AS e_reply_to,
+  e.created_at AS e_created_at
+FROM (SELECT ` + contactColumns + `, read_through FROM contacts
+      WHERE workspace_id = :workspace_id AND last_message_at IS NOT NULL AND (:mode = '' OR mode = :mode)`
+		qAfter = `
+        AND (last_message_at < :at OR (last_message_at = :at AND id < :id))`
+		qTail = `
+      ORDER BY last_message_at DESC, id DESC
+      LIMIT :limit) c
+LEFT JOIN conversation_entries e ON e.id = (
+    SELECT x.id FROM conversation_entries x
+    WHERE x.workspace_id = c.workspace_id AND x.contact_id = c.id
+    ORDER BY x.id DESC LIMIT 1)
+LEFT JOIN messages m ON m.id = e.message_id AND m.workspace_id = e.workspace_id
+ORDER BY c.last_message_at DESC, c.id DESC`
+	)
+	limit := pageLimit(p)
+	arg := map[string]any{"workspace_id": string(ws), "mode": mode.String(), "limit": limit + 1}
+	q := qHead + qTail
+	if p.Cursor != "" {
+		at, id, err := parseThreadCursor(p.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		q = qHead + qAfter + qTail
+		arg["at"], arg["id"] = newDBTime(at), id
+	}
+	var rows []threadRow
+	if err := s.selectAll(ctx, &rows, q, arg); err != nil {
+		return nil, "", s.fail("list threads", err, nil)
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1]
+		next = threadCursor(last.LastMessageAt.T.time(), last.ID)
+	}
+	out := make([]domain.Thread, 0, len(rows))
+	for _, r := range rows {
+		t, err := r.toDomain()
+		if err != nil {
+			return nil, "", s.fail("list threads", err, nil)
+		}
+		out = append(out, t)
+	}
+	return out, next, nil
+}
+
+// threadCursor is the position after a conversation: its last message
+// time in Unix microseconds and its contact id.
+func threadCursor(at time.Time, id string) string {
+	return strconv.FormatInt(at.UnixMicro(), 10) + "." + id
+}
+
+func parseThreadCursor(cursor string) (time.Time, string, error) {
+	micros, id, ok := strings.Cut(cursor, ".")
+	n, err := strconv.ParseInt(micros, 10, 64)
+	if !ok || err != nil || id == "" {
+		return time.Time{}, "", domain.InvalidParameter("cursor", "the cursor is not one this list returned")
+	}
+	return time.UnixMicro(n).UTC(), id, nil
+}
+
+// MarkThreadRead moves the contact's read mark forward to through; an
+// older mark changes nothing.
+func (s *Store) MarkThreadRead(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, through domain.EntryID) error {
+	const q = `UPDATE contacts
+SET read_through = CASE WHEN read_through IS NULL OR read_through < :through THEN :through ELSE read_through END
+WHERE workspace_id = :workspace_id AND id = :id`
+	res, err := s.exec(ctx, q, map[string]any{"workspace_id": string(ws), "id": string(contact), "through": string(through)})
+	if err != nil {
+		return s.fail("mark thread read", err, nil)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return s.fail("mark thread read", err, nil)
+	}
+	if n == 0 {
+		return domain.NotFound(domain.ErrContactNotFound)
+	}
+	return nil
+}
