@@ -82,7 +82,7 @@ type state struct {
 	providerIDs map[string]domain.MessageID
 	queue       map[domain.MessageID]queueItem // messages not yet released for good
 	entries     map[domain.EntryID]domain.Entry
-	entryIDs    map[providerKey]domain.EntryID // entries with a provider id
+	entryIDs    map[providerKey]domain.EntryID      // entries with a provider id
 	readThrough map[domain.ContactID]domain.EntryID // how far each thread was read (the inbox)
 	parked      map[parkKey]parkedStatus
 	events      map[domain.WebhookEventID]domain.WebhookEvent
