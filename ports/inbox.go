@@ -19,8 +19,9 @@ type InboxRepository interface {
 	ListThreads(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, p Page) ([]domain.Thread, string, error)
 	// MarkThreadRead records that the contact's thread was read through
 	// the entry through: its inbound entries up to that one no longer
-	// count as unread. A mark never moves back: an older one than the
-	// stored mark changes nothing. An unknown contact, or another
+	// count as unread. It returns the mark before (empty: never read), so
+	// the caller knows what was new. A mark never moves back: an older one
+	// than the stored mark changes nothing. An unknown contact, or another
 	// workspace's, is domain.ErrContactNotFound.
-	MarkThreadRead(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, through domain.EntryID) error
+	MarkThreadRead(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, through domain.EntryID) (domain.EntryID, error)
 }

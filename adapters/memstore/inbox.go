@@ -77,15 +77,17 @@ func (r *repos) ListThreads(ctx context.Context, ws domain.WorkspaceID, mode dom
 	return out, next, nil
 }
 
-// MarkThreadRead moves the contact's read mark forward to through.
-func (r *repos) MarkThreadRead(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, through domain.EntryID) error {
+// MarkThreadRead moves the contact's read mark forward to through and
+// returns the mark it had.
+func (r *repos) MarkThreadRead(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, through domain.EntryID) (domain.EntryID, error) {
 	defer r.enter(ctx)()
 	c, ok := r.st.contacts[contact]
 	if !ok || c.Workspace != ws {
-		return domain.NotFound(domain.ErrContactNotFound)
+		return "", domain.NotFound(domain.ErrContactNotFound)
 	}
-	if through > r.st.readThrough[contact] {
+	before := r.st.readThrough[contact]
+	if through > before {
 		put(r.st, r.st.readThrough, contact, through)
 	}
-	return nil
+	return before, nil
 }

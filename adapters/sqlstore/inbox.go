@@ -125,22 +125,24 @@ func parseThreadCursor(cursor string) (time.Time, string, error) {
 	return time.UnixMicro(n).UTC(), id, nil
 }
 
-// MarkThreadRead moves the contact's read mark forward to through; an
-// older mark changes nothing.
-func (s *Store) MarkThreadRead(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, through domain.EntryID) error {
-	const q = `UPDATE contacts
-SET read_through = CASE WHEN read_through IS NULL OR read_through < :through THEN :through ELSE read_through END
-WHERE workspace_id = :workspace_id AND id = :id`
-	res, err := s.exec(ctx, q, map[string]any{"workspace_id": string(ws), "id": string(contact), "through": string(through)})
-	if err != nil {
-		return s.fail("mark thread read", err, nil)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return s.fail("mark thread read", err, nil)
-	}
-	if n == 0 {
-		return domain.NotFound(domain.ErrContactNotFound)
-	}
-	return nil
+// MarkThreadRead moves the contact's read mark forward to through and
+// returns the mark it had; an older mark changes nothing.
+func (s *Store) MarkThreadRead(ctx context.Context, ws domain.WorkspaceID, contact domain.ContactID, through domain.EntryID) (domain.EntryID, error) {
+	const (
+		qGet = `SELECT read_through FROM contacts WHERE workspace_id = :workspace_id AND id = :id`
+		qSet = `UPDATE contacts SET read_through = :through WHERE workspace_id = :workspace_id AND id = :id`
+	)
+	arg := map[string]any{"workspace_id": string(ws), "id": string(contact), "through": string(through)}
+	var before nullString
+	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
+		if err := ts.get(ctx, &before, qGet+ts.d.lockRows(), arg); err != nil {
+			return ts.fail("mark thread read", err, domain.ErrContactNotFound)
+		}
+		if domain.EntryID(before) >= through {
+			return nil
+		}
+		_, err := ts.exec(ctx, qSet, arg)
+		return ts.fail("mark thread read", err, nil)
+	})
+	return domain.EntryID(before), err
 }

@@ -50,6 +50,18 @@ func (f *fixture) active(ct domain.Contact, at time.Time) domain.Contact {
 	return c
 }
 
+// markRead marks ct's thread read through and checks the mark it had.
+func (f *fixture) markRead(ct domain.Contact, through, wantBefore domain.EntryID) {
+	f.t.Helper()
+	before, err := f.s.MarkThreadRead(f.ctx, f.ws, ct.ID, through)
+	if err != nil {
+		f.t.Fatalf("MarkThreadRead: %v", err)
+	}
+	if before != wantBefore {
+		f.t.Fatalf("MarkThreadRead through %s returned the mark %q, want %q", through, before, wantBefore)
+	}
+}
+
 func (f *fixture) threads(mode domain.KeyMode, p ports.Page) ([]domain.Thread, string) {
 	f.t.Helper()
 	ts, next, err := f.s.ListThreads(f.ctx, f.ws, mode, p)
@@ -155,22 +167,16 @@ func testThreadsMarkRead(t *testing.T, s Store) {
 	f.entry(inbound(ct, ids[0], "one"))
 	f.entry(inbound(ct, ids[1], "two"))
 	f.active(ct, Now())
-	if err := s.MarkThreadRead(f.ctx, f.ws, ct.ID, ids[1]); err != nil {
-		t.Fatalf("MarkThreadRead: %v", err)
-	}
+	f.markRead(ct, ids[1], "")
 	if got, _ := f.threads(domain.KeyMode{}, ports.Page{}); len(got) != 1 || got[0].Unread != 0 {
 		t.Fatalf("after reading through the newest: %+v, want one thread with nothing unread", got)
 	}
 	f.entry(inbound(ct, ids[2], "three"))
-	if err := s.MarkThreadRead(f.ctx, f.ws, ct.ID, ids[0]); err != nil {
-		t.Fatalf("MarkThreadRead back: %v", err)
-	}
+	f.markRead(ct, ids[0], ids[1])
 	if got, _ := f.threads(domain.KeyMode{}, ports.Page{}); len(got) != 1 || got[0].Unread != 1 {
 		t.Fatalf("after a later message and an older mark: %+v, want 1 unread", got)
 	}
-	if err := s.MarkThreadRead(f.ctx, f.ws, ct.ID, ids[2]); err != nil {
-		t.Fatalf("MarkThreadRead: %v", err)
-	}
+	f.markRead(ct, ids[2], ids[1])
 	if got, _ := f.threads(domain.KeyMode{}, ports.Page{}); len(got) != 1 || got[0].Unread != 0 {
 		t.Fatalf("after reading the later message: %+v, want nothing unread", got)
 	}
@@ -182,10 +188,10 @@ func testThreadsMarkReadUnknown(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	ct := f.contact()
 	id := domain.EntryID(NewID(domain.PrefixEntry))
-	mustBe(t, "MarkThreadRead of an unknown contact",
-		s.MarkThreadRead(f.ctx, f.ws, domain.ContactID(NewID(domain.PrefixContact)), id), domain.ErrContactNotFound)
-	mustBe(t, "MarkThreadRead from another workspace",
-		s.MarkThreadRead(f.ctx, f.otherWorkspace(), ct.ID, id), domain.ErrContactNotFound)
+	_, err := s.MarkThreadRead(f.ctx, f.ws, domain.ContactID(NewID(domain.PrefixContact)), id)
+	mustBe(t, "MarkThreadRead of an unknown contact", err, domain.ErrContactNotFound)
+	_, err = s.MarkThreadRead(f.ctx, f.otherWorkspace(), ct.ID, id)
+	mustBe(t, "MarkThreadRead from another workspace", err, domain.ErrContactNotFound)
 }
 
 // A mode keeps its own contacts' conversations; the zero mode keeps all.
