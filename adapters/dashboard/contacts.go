@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
@@ -39,14 +40,28 @@ func (h *dash) contacts(w http.ResponseWriter, r *http.Request) {
 
 type contactPage struct {
 	Contact domain.Contact
+	// Form is the tags and opt-out form, as typed when it was refused.
+	Form contactForm
 	Entries []domain.Entry
 	Next    string
 	// Buttons are each sent message's buttons, as the recipient sees them.
 	Buttons map[domain.EntryID][]previewButton
 }
 
+// contactForm is the contact's tags (comma-separated) and opt-out state.
+type contactForm struct {
+	Tags     string
+	OptedOut bool
+}
+
 // contact shows a contact and its thread, newest first.
 func (h *dash) contact(w http.ResponseWriter, r *http.Request) {
+	h.contactWith(w, r, http.StatusOK, view{}, nil)
+}
+
+// contactWith shows the contact page; f, when not nil, is the edit form
+// as typed.
+func (h *dash) contactWith(w http.ResponseWriter, r *http.Request, status int, v view, f *contactForm) {
 	page, err := h.d.Conversation.Handle(r.Context(), app.ListConversation{
 		Principal: domain.Principal{Workspace: operator(r).session.Workspace}, ContactID: r.PathValue("id"),
 		Page: ports.Page{Cursor: r.URL.Query().Get("cursor"), Limit: 50}})
@@ -54,7 +69,11 @@ func (h *dash) contact(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
-	p := contactPage{Contact: page.Contact, Entries: page.Entries, Next: page.NextCursor, Buttons: map[domain.EntryID][]previewButton{}}
+	p := contactPage{Contact: page.Contact, Entries: page.Entries, Next: page.NextCursor, Buttons: map[domain.EntryID][]previewButton{},
+		Form: contactForm{Tags: strings.Join(page.Contact.Tags, ", "), OptedOut: page.Contact.OptedOut}}
+	if f != nil {
+		p.Form = *f
+	}
 	for _, e := range page.Entries {
 		if e.Direction != domain.Outbound || e.MessageID == "" || h.d.GetMessage == nil {
 			continue
@@ -72,5 +91,6 @@ func (h *dash) contact(w http.ResponseWriter, r *http.Request) {
 			p.Buttons[e.ID] = bs
 		}
 	}
-	h.render(w, r, http.StatusOK, "contact", view{Title: page.Contact.Handle(), Nav: "contacts", Page: p})
+	v.Title, v.Nav, v.Page = page.Contact.Handle(), "contacts", p
+	h.render(w, r, status, "contact", v)
 }

@@ -15,8 +15,10 @@ import (
 
 	"github.com/heraldhq/herald/adapters/dashboard"
 	"github.com/heraldhq/herald/adapters/memstore"
+	"github.com/heraldhq/herald/adapters/sandbox"
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
 	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 )
@@ -78,6 +80,15 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		Conversation:     app.NewListConversationHandler(st, st, obs),
 		GetMessage:       app.NewGetMessageHandler(st, obs),
 		Webhooks:         newWebhookDeps(st),
+		ListThreads:      app.NewListThreadsHandler(st, obs),
+		ReadThread: app.NewReadThreadHandler(st, st, st, st,
+			app.NewMarkReadHandler(st, delivery.Senders{Sandbox: sandbox.New(nil, clock, sandbox.Config{}, nil)}, obs), clock, obs),
+		SendSession: app.NewSendSessionMessageHandler(app.SendSessionDeps{Tx: st, Messages: st, Idempotency: st,
+			Clock: clock, IDs: ids, Obs: obs}),
+		SendCampaign: app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st,
+			Messages: st, Idempotency: st, SendCounts: st, Clock: clock, IDs: ids, Obs: obs}),
+		SimulateInbound: app.NewSimulateInboundHandler(st, st, def, clock, ids, nil),
+		SyncContact:     e.syncContact,
 	}
 	e.srv = httptest.NewServer(dashboard.NewHandler(e.deps, cfg, nil))
 	t.Cleanup(e.srv.Close)

@@ -36,6 +36,12 @@ type handlerParams struct {
 	ListContacts     *app.ListContactsHandler
 	Conversation     *app.ListConversationHandler
 	GetMessage       *app.GetMessageHandler
+	ListThreads      *app.ListThreadsHandler
+	ReadThread       *app.ReadThreadHandler
+	SendSession      *app.SendSessionMessageHandler
+	SendCampaign     *app.SendCampaignMessageHandler
+	SimulateInbound  *app.SimulateInboundHandler
+	SyncContact      *app.SyncContactHandler
 	Webhooks         webhookParams
 	Config           Config
 	Log              *zap.Logger
@@ -48,6 +54,8 @@ func newHandler(p handlerParams) http.Handler {
 		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign, RemapCampaign: p.RemapCampaign,
 		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, ListContacts: p.ListContacts,
 		Conversation: p.Conversation, GetMessage: p.GetMessage, Webhooks: p.Webhooks.deps(),
+		ListThreads: p.ListThreads, ReadThread: p.ReadThread, SendSession: p.SendSession, SendCampaign: p.SendCampaign,
+		SimulateInbound: p.SimulateInbound, SyncContact: p.SyncContact,
 	}, p.Config, p.Log)
 }
 

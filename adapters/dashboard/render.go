@@ -6,6 +6,7 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -53,11 +54,30 @@ var funcs = template.FuncMap{
 	// answer is the head of an endpoint's answer as text.
 	"answer":   func(b []byte) string { return shown(strings.ToValidUTF8(string(b), "\uFFFD")) },
 	"filename": filename,
+	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	// mediaURL is where the dashboard serves a contact's media file.
+	"mediaURL": func(id string) string { return "/dashboard/media/" + url.PathEscape(id) + "/content" },
+	// nth is s[i], or "" past its end.
+	"nth": func(s []string, i int) string {
+		if i < len(s) {
+			return s[i]
+		}
+		return ""
+	},
+	"replyTypes": func() []string { return replyTypes },
+	// simulate is the sandbox form's data: its token, the values typed
+	// and the page to return to.
+	"simulate": func(csrf, from, text, ret string) simulateData {
+		return simulateData{CSRF: csrf, From: from, Text: text, Return: ret}
+	},
 	// field is one text field of the Templates form with its findings.
 	"field": func(name, label, value string, findings map[string][]string, hint string) formField {
 		return formField{Name: name, Label: label, Value: value, Errors: findings[name], Hint: hint}
 	},
 }
+
+// simulateData is the sandbox form's template data.
+type simulateData struct{ CSRF, From, Text, Return string }
 
 // formField is one text field of a form, with what is wrong with it.
 type formField struct {

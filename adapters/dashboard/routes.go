@@ -28,6 +28,15 @@ type Deps struct {
 	SubmitTemplate   *app.SubmitTemplateHandler
 	ListContacts     *app.ListContactsHandler
 	Conversation     *app.ListConversationHandler
+	// The inbox: conversations, a thread, the reply box and the template
+	// picker, and the sandbox's simulated customer.
+	ListThreads     *app.ListThreadsHandler
+	ReadThread      *app.ReadThreadHandler
+	SendSession     *app.SendSessionMessageHandler
+	SendCampaign    *app.SendCampaignMessageHandler
+	SimulateInbound *app.SimulateInboundHandler
+	// SyncContact edits a contact's tags and opt-out state.
+	SyncContact *app.SyncContactHandler
 	// GetMessage, when set, gives the thread's sent messages their
 	// buttons.
 	GetMessage *app.GetMessageHandler
@@ -79,6 +88,12 @@ var routes = []route{
 	{"POST /dashboard/templates", true, campaignFormLimit, (*dash).submitTemplate},
 	{"GET /dashboard/contacts", true, 0, (*dash).contacts},
 	{"GET /dashboard/contacts/{id}", true, 0, (*dash).contact},
+	{"POST /dashboard/contacts/{id}", true, contactFormLimit, (*dash).editContact},
+	{"GET /dashboard/inbox", true, 0, (*dash).inbox},
+	{"POST /dashboard/inbox/simulate", true, simulateFormLimit, (*dash).simulateInbound},
+	{"GET /dashboard/inbox/{id}", true, 0, (*dash).thread},
+	{"POST /dashboard/inbox/{id}/reply", true, replyFormLimit, (*dash).reply},
+	{"POST /dashboard/inbox/{id}/template", true, pickFormLimit, (*dash).sendTemplate},
 }
 
 // maxLoginBuckets bounds the sign-in limiter's memory: about 10 MiB.
