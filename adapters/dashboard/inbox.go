@@ -73,7 +73,8 @@ func (h *dash) inboxWith(w http.ResponseWriter, r *http.Request, status int, v v
 		h.render(w, r, http.StatusUnprocessableEntity, "inbox", v)
 		return
 	}
-	p.Threads, p.Next, v.Page = page.Threads, page.NextCursor, p
+	p.Threads, p.Next = page.Threads, page.NextCursor
+	v.Page = p
 	h.render(w, r, status, "inbox", v)
 }
 
