@@ -41,7 +41,7 @@ func (h *dash) contacts(w http.ResponseWriter, r *http.Request) {
 type contactPage struct {
 	Contact domain.Contact
 	// Form is the tags and opt-out form, as typed when it was refused.
-	Form contactForm
+	Form    contactForm
 	Entries []domain.Entry
 	Next    string
 	// Buttons are each sent message's buttons, as the recipient sees them.
