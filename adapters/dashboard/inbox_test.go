@@ -8,10 +8,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/adapters/dashboard"
+	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 )
 
 // threadLink finds the first conversation's path on the inbox page.
@@ -80,6 +83,9 @@ func TestInboxReply(t *testing.T) {
 	_, body = b.get(thread)
 	if n := strings.Count(body, "Yes, of course: which address?"); n != 1 {
 		t.Fatalf("the thread shows the reply %d times, want once:\n%s", n, body)
+	}
+	if strings.Contains(body, "Not delivered") {
+		t.Fatalf("the thread calls a message undelivered:\n%s", body)
 	}
 	if first, second := strings.Index(body, "Can I change"), strings.Index(body, "Yes, of course"); first > second {
 		t.Fatalf("the thread is not oldest first:\n%s", body)
@@ -176,6 +182,20 @@ func TestInboxTemplatePicker(t *testing.T) {
 	mustStatus(t, "sending the template", res, body, http.StatusSeeOther)
 	_, body = b.get(thread)
 	mustShow(t, "the thread", body, "Hi Asha, your order A-1001 is on its way.")
+
+	// When WhatsApp fails it, the thread says why.
+	es, _, err := e.store.ListEntries(ctx, ws, r.Contact.ID, domain.KeyMode{}, ports.Page{})
+	if err != nil || len(es) != 1 {
+		t.Fatalf("the thread holds %d entries (%v), want the template", len(es), err)
+	}
+	if _, err := e.store.UpdateMessage(ctx, ws, es[0].MessageID, func(m *domain.Message) error {
+		m.Advance(domain.StatusFailed, time.Now(), &domain.Failure{Code: 131026, Title: "Message undeliverable"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, body = b.get(thread)
+	mustShow(t, "the thread", body, "Not delivered: <bdi>Message undeliverable</bdi> (WhatsApp error 131026)")
 
 	b.get(thread)
 	res, body = b.post(thread+"/template", url.Values{"campaignId": {"cmp_0000000000000000000000000"}, "key": {"k-gone"}})
@@ -278,4 +298,41 @@ func TestContactEditRefused(t *testing.T) {
 	res, body := b.post(path, url.Values{"tags": {strings.Join(tags, ", ")}, "optedOut": {"false"}})
 	mustStatus(t, "51 tags", res, body, http.StatusUnprocessableEntity)
 	mustShow(t, "the refusal", body, "tags: a contact has at most 50 tags", tags[50])
+}
+
+// A contact's image shows inline, their audio as a player and their
+// document as a link, each fetched through the dashboard's media route.
+func TestThreadShowsMedia(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, dashboard.Config{})
+	ctx := context.Background()
+	ws := e.defaultWorkspace(t)
+	r, err := e.syncContact.Handle(ctx, app.SyncContact{Principal: domain.Principal{Workspace: ws, Mode: domain.ModeTest},
+		PhoneNumber: "+447700900129"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := system.NewIDs()
+	var es []domain.Entry
+	for _, m := range []domain.InboundMessage{
+		{Kind: domain.KindImage, Text: "the dent", Media: &domain.Attachment{ID: "med_img1", MimeType: "image/jpeg"}},
+		{Kind: domain.KindAudio, Media: &domain.Attachment{ID: "med_aud1", MimeType: "audio/ogg"}},
+		{Kind: domain.KindDocument, Media: &domain.Attachment{ID: "med_doc1", MimeType: "application/pdf", Filename: "invoice.pdf"}},
+	} {
+		m.ProviderID, m.At = "wamid."+ids.NewID("x"), time.Now()
+		e := domain.InboundEntry(domain.EntryID(ids.NewID(domain.PrefixEntry)), r.Contact, m, "")
+		e.Mode = domain.ModeTest
+		es = append(es, e)
+	}
+	if err := e.store.AppendEntries(ctx, es...); err != nil {
+		t.Fatal(err)
+	}
+	b := e.browser(t)
+	b.login()
+	res, body := b.get("/dashboard/inbox/" + string(r.Contact.ID))
+	mustStatus(t, "the thread", res, body, http.StatusOK)
+	mustShow(t, "the thread", body,
+		`<img src="/dashboard/media/med_img1/content" alt="Image: the dent"`,
+		`<audio controls preload="none" src="/dashboard/media/med_aud1/content">`,
+		`<a href="/dashboard/media/med_doc1/content" class="entry-file">Download <bdi class="filename">invoice.pdf</bdi></a>`)
 }
