@@ -187,6 +187,13 @@ type Prepared struct {
 	RenderedBody  string
 }
 
+// Sendable reports whether the campaign sends now: it is active and its
+// template is approved at Meta (or defined here and never synced), the
+// state Prepare asks for before it looks at the values.
+func (c Campaign) Sendable() bool {
+	return c.Status == CampaignActive && (c.TemplateStatus.IsZero() || c.TemplateStatus == TemplateApproved)
+}
+
 // Prepare runs the campaign's checks on one send, in DESIGN's order: the
 // campaign is active, the variables fit the template, and the media header
 // matches the template's header format and its URL the media policy. The

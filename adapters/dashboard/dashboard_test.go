@@ -87,8 +87,9 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 			Clock: clock, IDs: ids, Obs: obs}),
 		SendCampaign: app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st,
 			Messages: st, Idempotency: st, SendCounts: st, Clock: clock, IDs: ids, Obs: obs}),
-		SimulateInbound: app.NewSimulateInboundHandler(st, st, def, clock, ids, nil),
-		SyncContact:     e.syncContact,
+		SendableCampaigns: app.NewListSendableCampaignsHandler(st, obs),
+		SimulateInbound:   app.NewSimulateInboundHandler(st, st, def, clock, ids, nil),
+		SyncContact:       e.syncContact,
 	}
 	e.srv = httptest.NewServer(dashboard.NewHandler(e.deps, cfg, nil))
 	t.Cleanup(e.srv.Close)

@@ -186,36 +186,24 @@ func (h *dash) threadWith(w http.ResponseWriter, r *http.Request, status int, v 
 	h.render(w, r, status, "thread", v)
 }
 
-// pickable lists the workspace's active campaigns whose template is
-// approved (or defined here and never synced), for the picker.
+// pickable lists the campaigns the picker offers, with their forms.
 func (h *dash) pickable(r *http.Request, ws domain.WorkspaceID) ([]pickable, error) {
-	var out []pickable
-	cursor := ""
-	for range 10 { // at most 1,000 campaigns
-		page, err := h.d.ListCampaigns.Handle(r.Context(), app.ListCampaigns{Workspace: ws,
-			Page: ports.Page{Cursor: cursor, Limit: app.MaxPageSize}})
-		if err != nil {
-			return nil, err
-		}
-		for _, cv := range page.Campaigns {
-			c := cv.Campaign
-			if c.Status != domain.CampaignActive || (!c.TemplateStatus.IsZero() && c.TemplateStatus != domain.TemplateApproved) {
-				continue
+	cs, err := h.d.SendableCampaigns.Handle(r.Context(), app.ListSendableCampaigns{Workspace: ws})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pickable, 0, len(cs))
+	for _, c := range cs {
+		pc := pickable{Campaign: c, Labels: make([]string, c.Template.VariableCount())}
+		for _, s := range c.Template.AllSlots() {
+			if n := s.Source.Position; n > 0 && n <= len(pc.Labels) && pc.Labels[n-1] == "" {
+				pc.Labels[n-1] = s.Label
 			}
-			pc := pickable{Campaign: c, Labels: make([]string, c.Template.VariableCount())}
-			for _, s := range c.Template.AllSlots() {
-				if n := s.Source.Position; n > 0 && n <= len(pc.Labels) && pc.Labels[n-1] == "" {
-					pc.Labels[n-1] = s.Label
-				}
-			}
-			if s, ok := c.Template.MediaHeaderSlot(); ok {
-				pc.MediaHeader = s.Media.String()
-			}
-			out = append(out, pc)
 		}
-		if cursor = page.NextCursor; cursor == "" {
-			break
+		if s, ok := c.Template.MediaHeaderSlot(); ok {
+			pc.MediaHeader = s.Media.String()
 		}
+		out = append(out, pc)
 	}
 	return out, nil
 }

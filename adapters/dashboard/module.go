@@ -40,6 +40,7 @@ type handlerParams struct {
 	ReadThread       *app.ReadThreadHandler
 	SendSession      *app.SendSessionMessageHandler
 	SendCampaign     *app.SendCampaignMessageHandler
+	Sendable         *app.ListSendableCampaignsHandler
 	SimulateInbound  *app.SimulateInboundHandler
 	SyncContact      *app.SyncContactHandler
 	Webhooks         webhookParams
@@ -55,7 +56,8 @@ func newHandler(p handlerParams) http.Handler {
 		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, ListContacts: p.ListContacts,
 		Conversation: p.Conversation, GetMessage: p.GetMessage, Webhooks: p.Webhooks.deps(),
 		ListThreads: p.ListThreads, ReadThread: p.ReadThread, SendSession: p.SendSession, SendCampaign: p.SendCampaign,
-		SimulateInbound: p.SimulateInbound, SyncContact: p.SyncContact,
+		SendableCampaigns: p.Sendable,
+		SimulateInbound:   p.SimulateInbound, SyncContact: p.SyncContact,
 	}, p.Config, p.Log)
 }
 

@@ -30,11 +30,13 @@ type Deps struct {
 	Conversation     *app.ListConversationHandler
 	// The inbox: conversations, a thread, the reply box and the template
 	// picker, and the sandbox's simulated customer.
-	ListThreads     *app.ListThreadsHandler
-	ReadThread      *app.ReadThreadHandler
-	SendSession     *app.SendSessionMessageHandler
-	SendCampaign    *app.SendCampaignMessageHandler
-	SimulateInbound *app.SimulateInboundHandler
+	ListThreads  *app.ListThreadsHandler
+	ReadThread   *app.ReadThreadHandler
+	SendSession  *app.SendSessionMessageHandler
+	SendCampaign *app.SendCampaignMessageHandler
+	// SendableCampaigns are the picker's campaigns.
+	SendableCampaigns *app.ListSendableCampaignsHandler
+	SimulateInbound   *app.SimulateInboundHandler
 	// SyncContact edits a contact's tags and opt-out state.
 	SyncContact *app.SyncContactHandler
 	// GetMessage, when set, gives the thread's sent messages their
