@@ -301,7 +301,8 @@ func TestContactEditRefused(t *testing.T) {
 }
 
 // A contact's image shows inline, their audio as a player and their
-// document as a link, each fetched through the dashboard's media route.
+// document as a link, each fetched through the dashboard's media route by
+// the media id named after its thread entry.
 func TestThreadShowsMedia(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, dashboard.Config{})
@@ -331,8 +332,9 @@ func TestThreadShowsMedia(t *testing.T) {
 	b.login()
 	res, body := b.get("/dashboard/inbox/" + string(r.Contact.ID))
 	mustStatus(t, "the thread", res, body, http.StatusOK)
+	mediaPath := func(e domain.Entry) string { return "/dashboard/media/med" + strings.TrimPrefix(string(e.ID), "ent") + "/content" }
 	mustShow(t, "the thread", body,
-		`<img src="/dashboard/media/med_img1/content" alt="Image: the dent"`,
-		`<audio controls preload="none" src="/dashboard/media/med_aud1/content">`,
-		`<a href="/dashboard/media/med_doc1/content" class="entry-file">Download <bdi class="filename">invoice.pdf</bdi></a>`)
+		`<img src="`+mediaPath(es[0])+`" alt="Image: the dent"`,
+		`<audio controls preload="none" src="`+mediaPath(es[1])+`">`,
+		`<a href="`+mediaPath(es[2])+`" class="entry-file">Download <bdi class="filename">invoice.pdf</bdi></a>`)
 }

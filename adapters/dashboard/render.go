@@ -55,8 +55,7 @@ var funcs = template.FuncMap{
 	"answer":   func(b []byte) string { return shown(strings.ToValidUTF8(string(b), "\uFFFD")) },
 	"filename": filename,
 	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	// mediaURL is where the dashboard serves a contact's media file.
-	"mediaURL": func(id string) string { return "/dashboard/media/" + url.PathEscape(id) + "/content" },
+	"mediaURL": mediaURL,
 	// nth is s[i], or "" past its end.
 	"nth": func(s []string, i int) string {
 		if i < len(s) {
@@ -74,6 +73,14 @@ var funcs = template.FuncMap{
 	"field": func(name, label, value string, findings map[string][]string, hint string) formField {
 		return formField{Name: name, Label: label, Value: value, Errors: findings[name], Hint: hint}
 	},
+}
+
+// mediaURL is where the dashboard serves the file of a contact's message:
+// its Herald media id is named after the thread entry (med_ and the
+// entry id's tail, as the media change's domain.InboundMediaID makes it).
+func mediaURL(e domain.Entry) string {
+	id := "med" + strings.TrimPrefix(string(e.ID), domain.PrefixEntry)
+	return "/dashboard/media/" + url.PathEscape(id) + "/content"
 }
 
 // simulateData is the sandbox form's template data.
