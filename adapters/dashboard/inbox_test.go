@@ -332,7 +332,9 @@ func TestThreadShowsMedia(t *testing.T) {
 	b.login()
 	res, body := b.get("/dashboard/inbox/" + string(r.Contact.ID))
 	mustStatus(t, "the thread", res, body, http.StatusOK)
-	mediaPath := func(e domain.Entry) string { return "/dashboard/media/med" + strings.TrimPrefix(string(e.ID), "ent") + "/content" }
+	mediaPath := func(e domain.Entry) string {
+		return "/dashboard/media/med" + strings.TrimPrefix(string(e.ID), "ent") + "/content"
+	}
 	mustShow(t, "the thread", body,
 		`<img src="`+mediaPath(es[0])+`" alt="Image: the dent"`,
 		`<audio controls preload="none" src="`+mediaPath(es[1])+`">`,
