@@ -14,7 +14,8 @@ import (
 // the migrations, their lock and their bookkeeping, row locking (SQLite's
 // write transactions already hold the database's single write lock;
 // PostgreSQL locks rows), the claim's lock clause, the sequencer's lock,
-// looking contacts up by a list of numbers, lists of ids, time arithmetic (SQLite stores times as Unix
+// looking contacts up by a list of numbers, lists of ids, comparing ids with
+// the columns that refer to them, time arithmetic (SQLite stores times as Unix
 // microseconds), how rows written together are sent, and how driver errors
 // are recognised. Everything else is one SQL text for both
 // engines. Get one from SQLite, Postgres or DialectFor.
@@ -54,6 +55,14 @@ type Dialect interface {
 	// which the column's index serves however few rows the planner thinks
 	// the table has.
 	inList(column, param string) string
+	// asID is a column that refers to an id (contact_id, message_id) in
+	// the ids' own collation, and asRef an id column (contacts.id) in the
+	// collation of the columns that refer to it: PostgreSQL keeps ids in
+	// "C", for byte order, and references in the database's collation,
+	// and compares two columns of different collations without the index
+	// of either. SQLite has one collation.
+	asID(column string) string
+	asRef(column string) string
 	// unixMicros is an SQL expression for the time column as an integer
 	// number of microseconds since the Unix epoch.
 	unixMicros(column string) string

@@ -95,6 +95,9 @@ ORDER BY p.n`
 	return q, []any{pgx.QueryExecModeCacheDescribe, keys, ws, mode}, nil
 }
 
+func (postgresDialect) asID(column string) string  { return column + ` COLLATE "C"` }
+func (postgresDialect) asRef(column string) string { return column + ` COLLATE "default"` }
+
 func (postgresDialect) unixMicros(column string) string {
 	return "CAST(extract(epoch FROM " + column + ") * 1000000 AS bigint)"
 }

@@ -46,6 +46,8 @@ ORDER BY number_key`, keys, ws, mode)
 
 // Times are stored as INTEGER Unix microseconds already.
 func (sqliteDialect) unixMicros(column string) string { return column }
+func (sqliteDialect) asID(column string) string       { return column }
+func (sqliteDialect) asRef(column string) string      { return column }
 
 func (sqliteDialect) classify(err error) errKind {
 	var se *sqlite.Error

@@ -15,6 +15,7 @@ import (
 type threadRow struct {
 	contactRow
 	ReadThrough     nullString `db:"read_through"`
+	LastEntryID     nullString `db:"last_entry_id"`
 	Unread          int        `db:"unread"`
 	EntryID         nullString `db:"e_id"`
 	EntryMode       nullString `db:"e_mode"`
@@ -51,42 +52,46 @@ func (r threadRow) toDomain() (domain.Thread, error) {
 }
 
 // ListThreads lists conversations by last activity in one statement: the
-// page of contacts comes from the contacts_last_activity index, and each
-// row's newest entry and unread count from the thread's (workspace_id,
-// contact_id, id) index.
+// page of contacts comes from the contacts_last_activity index, each
+// row's newest entry id and unread count from the thread's (workspace_id,
+// contact_id, id) index, and the newest entry and its message by their
+// primary keys. The ids are compared in the collation of the index that
+// serves each comparison (Dialect.asID, asRef).
 func (s *Store) ListThreads(ctx context.Context, ws domain.WorkspaceID, mode domain.KeyMode, p ports.Page) ([]domain.Thread, string, error) {
-	const (
-		qHead = `SELECT c.*,
-  (SELECT COUNT(*) FROM conversation_entries u
-   WHERE u.workspace_id = c.workspace_id AND u.contact_id = c.id AND u.direction = 'inbound'
-     AND (c.read_through IS NULL OR u.id > c.read_through)) AS unread,
+	qPage := `SELECT ` + contactColumns + `, read_through FROM contacts
+      WHERE workspace_id = :workspace_id AND last_message_at IS NOT NULL AND (:mode = '' OR mode = :mode)`
+	if p.Cursor != "" {
+		qPage += `
+        AND last_message_at <= :at AND (last_message_at < :at OR id < :id)`
+	}
+	qPage += `
+      ORDER BY last_message_at DESC, id DESC
+      LIMIT :limit`
+	q := `SELECT t.*,
   e.id AS e_id, e.mode AS e_mode, e.conversation_id AS e_conversation_id, e.direction AS e_direction, e.kind AS e_kind,
   e.message_id AS e_message_id, COALESCE(m.status, e.status) AS e_status, e.body AS e_body,
   e.provider_id AS e_provider_id, e.payload AS e_payload, e.media AS e_media, e.reply_to AS e_reply_to,
   e.created_at AS e_created_at
-FROM (SELECT ` + contactColumns + `, read_through FROM contacts
-      WHERE workspace_id = :workspace_id AND last_message_at IS NOT NULL AND (:mode = '' OR mode = :mode)`
-		qAfter = `
-        AND (last_message_at < :at OR (last_message_at = :at AND id < :id))`
-		qTail = `
-      ORDER BY last_message_at DESC, id DESC
-      LIMIT :limit) c
-LEFT JOIN conversation_entries e ON e.id = (
-    SELECT x.id FROM conversation_entries x
-    WHERE x.workspace_id = c.workspace_id AND x.contact_id = c.id
-    ORDER BY x.id DESC LIMIT 1)
-LEFT JOIN messages m ON m.id = e.message_id AND m.workspace_id = e.workspace_id
-ORDER BY c.last_message_at DESC, c.id DESC`
-	)
+FROM (
+  SELECT c.*,
+    (SELECT x.id FROM conversation_entries x
+     WHERE x.workspace_id = c.workspace_id AND x.contact_id = ` + s.d.asRef("c.id") + `
+     ORDER BY x.id DESC LIMIT 1) AS last_entry_id,
+    (SELECT COUNT(*) FROM conversation_entries u
+     WHERE u.workspace_id = c.workspace_id AND u.contact_id = ` + s.d.asRef("c.id") + ` AND u.direction = 'inbound'
+       AND (c.read_through IS NULL OR u.id > c.read_through)) AS unread
+  FROM (` + qPage + `) c
+) t
+LEFT JOIN conversation_entries e ON e.id = t.last_entry_id
+LEFT JOIN messages m ON m.id = ` + s.d.asID("e.message_id") + ` AND m.workspace_id = e.workspace_id
+ORDER BY t.last_message_at DESC, t.id DESC`
 	limit := pageLimit(p)
 	arg := map[string]any{"workspace_id": string(ws), "mode": mode.String(), "limit": limit + 1}
-	q := qHead + qTail
 	if p.Cursor != "" {
 		at, id, err := parseThreadCursor(p.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
-		q = qHead + qAfter + qTail
 		arg["at"], arg["id"] = newDBTime(at), id
 	}
 	var rows []threadRow
