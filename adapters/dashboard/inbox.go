@@ -9,7 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
@@ -173,8 +176,12 @@ func (h *dash) threadWith(w http.ResponseWriter, r *http.Request, status int, v 
 	} else if ok {
 		p.WindowClosedAt = exp
 	}
-	if tv.ReceiptError != nil {
-		p.Receipt = "WhatsApp could not be told that these messages were read: " + receiptReason(tv.ReceiptError)
+	if err := tv.ReceiptError; err != nil {
+		var de *domain.Error
+		if !errors.As(err, &de) && !errors.Is(err, ports.ErrUnavailable) {
+			h.log.Error("marking a thread read on whatsapp failed", zap.String("request_id", usecase.RequestID(r.Context())), zap.Error(err))
+		}
+		p.Receipt = "WhatsApp could not be told that these messages were read: " + receiptReason(err)
 	}
 	if !p.WindowOpen {
 		if p.Campaigns, err = h.pickable(r, ws); err != nil {
@@ -264,8 +271,17 @@ func (f replyForm) content() (domain.SessionContent, error) {
 			return domain.SessionContent{}, domain.InvalidParameter(f.Type+".link", "give the attachment's https link")
 		}
 		m := &domain.SessionMedia{MediaRef: domain.MediaRef{Link: f.Link}}
-		if f.Type != domain.KindAudio {
-			m.Caption = strings.ReplaceAll(f.Caption, "\r\n", "\n")
+		// The message box's text goes with the file as its caption, unless
+		// one was given apart; an audio has none, so it goes on its own.
+		caption := strings.ReplaceAll(f.Caption, "\r\n", "\n")
+		if caption == "" {
+			caption = text
+		}
+		switch {
+		case f.Type != domain.KindAudio:
+			m.Caption = caption
+		case strings.TrimSpace(caption) != "":
+			return domain.SessionContent{}, domain.InvalidParameter("caption", "an audio has no caption: send the text as a message of its own")
 		}
 		if f.Type == domain.KindDocument {
 			m.Filename = f.Filename

@@ -92,6 +92,15 @@ func TestInboxReply(t *testing.T) {
 	}
 	_, inbox := b.get("/dashboard/inbox")
 	mustShow(t, "the inbox", inbox, "You: <bdi>Yes, of course: which address?</bdi>")
+
+	// One attachment by link, the message box's text as its caption.
+	_, body = b.get(thread)
+	key = sendKey.FindStringSubmatch(body)[1]
+	res, body = b.post(thread+"/reply", url.Values{"type": {"image"}, "link": {"https://example.com/map.jpg"},
+		"text": {"Here is the map"}, "key": {key}})
+	mustStatus(t, "replying with an image", res, body, http.StatusSeeOther)
+	_, body = b.get(thread)
+	mustShow(t, "the thread", body, "Here is the map")
 }
 
 // The reply box refuses what cannot be sent with the reason, keeping what
@@ -116,6 +125,7 @@ func TestInboxReplyRefused(t *testing.T) {
 		{"no link", url.Values{"type": {"image"}, "caption": {"the label"}}, "image.link: give the attachment"},
 		{"plain http", url.Values{"type": {"document"}, "link": {"http://example.com/a.pdf"}, "filename": {"a.pdf"}}, "Nothing was sent."},
 		{"unknown type", url.Values{"type": {"sticker"}, "link": {"https://example.com/a.webp"}}, "type: send a text"},
+		{"audio with text", url.Values{"type": {"audio"}, "link": {"https://example.com/a.ogg"}, "text": {"listen"}}, "caption: an audio has no caption"},
 		{"bad key", url.Values{"type": {"text"}, "text": {"hello"}, "key": {""}}, "Idempotency-Key"},
 	} {
 		b.get(thread)
