@@ -20,10 +20,11 @@ import (
 // The largest bodies of the inbox's forms, url-encoded (12 bytes a
 // character at most; see forms.go).
 const (
-	// replyFormLimit: a text of 4,096 characters, or a link (2,000
-	// characters, ASCII), a caption of 1,024 and a file name of 240, with
-	// the type, the token and the send's key.
-	replyFormLimit = 64 << 10
+	// replyFormLimit: a text of 4,096 characters, a link (2,000 ASCII
+	// characters, 3 bytes each at most), a caption of 1,024 and a file
+	// name of 240, with the type, the token and the send's key: about
+	// 70,500 bytes.
+	replyFormLimit = 80 << 10
 	// pickFormLimit: up to 100 variables of 1,024 characters each and a
 	// media link, with the campaign, the token and the send's key.
 	pickFormLimit = 1280 << 10

@@ -350,3 +350,26 @@ func TestThreadShowsMedia(t *testing.T) {
 		`<audio controls preload="none" src="`+mediaPath(es[1])+`">`,
 		`<a href="`+mediaPath(es[2])+`" class="entry-file">Download <bdi class="filename">invoice.pdf</bdi></a>`)
 }
+
+// The largest reply the box takes, every field at its limit in four-byte
+// characters, fits the form's body limit.
+func TestInboxLargestReplyFits(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, dashboard.Config{})
+	b := e.browser(t)
+	b.login()
+	b.get("/dashboard/inbox")
+	b.post("/dashboard/inbox/simulate", url.Values{"from": {"+447700900130"}, "text": {"Hi"}})
+	_, body := b.get("/dashboard/inbox")
+	thread := threadLink.FindStringSubmatch(body)[1]
+	b.get(thread)
+	res, body := b.post(thread+"/reply", url.Values{"type": {"document"},
+		"link":     {"https://example.com/" + strings.Repeat("%", 1980)},
+		"text":     {strings.Repeat("😀", 4096)},
+		"caption":  {strings.Repeat("😀", 1024)},
+		"filename": {strings.Repeat("😀", 240)},
+		"key":      {"k-largest"}})
+	if res.StatusCode == http.StatusRequestEntityTooLarge {
+		t.Fatalf("the largest reply is refused as too large:\n%s", body)
+	}
+}
