@@ -28,8 +28,9 @@ import (
 // outcome keeps its own result: a lost lease stays that send's.
 
 const (
-	// outcomeRunners: one group commits while the next forms.
-	outcomeRunners = 2
+	// outcomeRunners is how many groups are recorded at once: as many as
+	// the webhook calls' groups, for the same reason (webhook_groups.go).
+	outcomeRunners = 8
 	// maxOutcomeGroup bounds one group's outcomes, and so its duration.
 	maxOutcomeGroup = 64
 )

@@ -31,8 +31,12 @@ import (
 // on its own, the way a call alone is (receive_webhook.go).
 
 const (
-	// webhookGroupRunners: one group commits while the next forms.
-	webhookGroupRunners = 2
+	// webhookGroupRunners is how many groups are stored at once. A
+	// group runs its statements one after another on one connection, so
+	// on PostgreSQL under load two runners (one committing while the next
+	// forms) acknowledged fewer calls than one transaction per call did;
+	// eight kept pace and still shared commits (docs/benchmarks.md).
+	webhookGroupRunners = 8
 	// maxWebhookGroup bounds one group's calls, and so its duration and
 	// the latency of its first call. Meta keeps at most 64 calls of a
 	// business in flight.
