@@ -43,7 +43,7 @@ func TestOutcomesEndingTogetherShareOneTransaction(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	tx := &gatedTx{st: f.st, hold: delivery.OutcomeRunners, release: make(chan struct{})}
-	const sends = 8
+	sends := delivery.OutcomeRunners + 6
 	msgs := groupedOutcomes(t, f, tx, sends)
 	if got, want := tx.n.Load(), int64(delivery.OutcomeRunners+1); got != want {
 		t.Errorf("%d transactions for %d outcomes, want %d (each runner's first alone, then one for the rest)", got, sends, want)
@@ -70,9 +70,9 @@ func TestOutcomeGroupThatFailsRecordsEachAlone(t *testing.T) {
 			}
 			return nil
 		}}
-	const sends = 6
+	sends := delivery.OutcomeRunners + 4
 	groupedOutcomes(t, f, tx, sends)
-	if got, want := tx.n.Load(), group+sends-delivery.OutcomeRunners; got != want {
+	if got, want := tx.n.Load(), group+int64(sends-delivery.OutcomeRunners); got != want {
 		t.Errorf("%d transactions, want %d (the runners' outcomes, the failed group, then one per outcome of it)", got, want)
 	}
 }
