@@ -220,20 +220,7 @@ func reportCPU(b *testing.B, postgres bool) func() {
 // durable commits (group commit); ns/op is wall time per accepted send, and
 // cpu-ns/op (and postgres-cpu-ns/op) the CPU it took (reportCPU).
 func BenchmarkSendConcurrent(b *testing.B) {
-	stores := map[string]func(b *testing.B) *sqlstore.Store{"sqlite": sqliteStore}
-	if os.Getenv("HERALD_TEST_POSTGRES_URL") != "" {
-		stores["postgres"] = func(b *testing.B) *sqlstore.Store {
-			db, d, err := sqlstore.Open(context.Background(), sqlstore.Config{DatabaseURL: testenv.PostgresDatabase(b)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { db.Close() })
-			if err := sqlstore.Migrate(context.Background(), db, d); err != nil {
-				b.Fatal(err)
-			}
-			return sqlstore.New(db, d)
-		}
-	}
+	stores := benchStores()
 	for _, name := range []string{"sqlite", "postgres"} {
 		open, ok := stores[name]
 		if !ok {
@@ -251,6 +238,80 @@ func BenchmarkSendConcurrent(b *testing.B) {
 						PhoneNumber: "+1415555" + strconv.Itoa(1000+int(i%9000)), Variables: []string{"Ana"}})
 					if err != nil {
 						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// benchStores opens a fresh migrated store per engine: SQLite, and
+// PostgreSQL when HERALD_TEST_POSTGRES_URL is set.
+func benchStores() map[string]func(b *testing.B) *sqlstore.Store {
+	stores := map[string]func(b *testing.B) *sqlstore.Store{"sqlite": sqliteStore}
+	if os.Getenv("HERALD_TEST_POSTGRES_URL") != "" {
+		stores["postgres"] = func(b *testing.B) *sqlstore.Store {
+			db, d, err := sqlstore.Open(context.Background(), sqlstore.Config{DatabaseURL: testenv.PostgresDatabase(b)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { db.Close() })
+			if err := sqlstore.Migrate(context.Background(), db, d); err != nil {
+				b.Fatal(err)
+			}
+			return sqlstore.New(db, d)
+		}
+	}
+	return stores
+}
+
+// BenchmarkWebhookStatusesConcurrent is Meta's status webhooks from 64
+// concurrent callers, one status per call as Meta posts them, on SQLite
+// (synchronous=FULL) and on PostgreSQL when HERALD_TEST_POSTGRES_URL is
+// set. The messages are accepted beforehand, one for every three calls;
+// an operation is one call (signature, storage and applying), and
+// cpu-ns/op (and postgres-cpu-ns/op) the CPU it took (reportCPU).
+func BenchmarkWebhookStatusesConcurrent(b *testing.B) {
+	const secret = "bench-secret"
+	stores := benchStores()
+	for _, name := range []string{"sqlite", "postgres"} {
+		open, ok := stores[name]
+		if !ok {
+			continue
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			st := open(b)
+			h, p, campaign := benchSender(b, st, app.Config{})
+			ids, clock := system.NewIDs(), system.Clock{}
+			hooks := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{secret}, PhoneNumberIDs: []string{"phone"}})
+			receive := delivery.NewReceiveWebhookHandler(hooks, st,
+				delivery.NewApplyWebhookEventHandler(hooks, hooks, st, st, clock, ids, nil, delivery.Config{}, nil), clock, ids, nil)
+			msgs := make([]domain.MessageID, (b.N+2)/3)
+			for i := range msgs {
+				res, err := h.Handle(ctx, app.SendCampaignMessage{Principal: p, CampaignID: campaign,
+					PhoneNumber: "+1415555" + strconv.Itoa(1000+i%9000), Variables: []string{"Ana"}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				msgs[i] = res.Message.ID
+			}
+			at := time.Now()
+			var n atomic.Int64
+			b.SetParallelism(64 / runtime.GOMAXPROCS(0))
+			b.ResetTimer()
+			defer reportCPU(b, name == "postgres")()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					i := int(n.Add(1) - 1)
+					status := []string{"sent", "delivered", "read"}[i%3]
+					body := fakemeta.StatusPayload("waba", "phone", fakemeta.StatusUpdate{WAMID: "wamid.BENCH" + strconv.Itoa(i/3),
+						Status: status, BizOpaque: string(msgs[i/3]), RecipientID: "14155551000",
+						At: at.Add(time.Duration(i%3) * time.Second), Pricing: status == "sent"})
+					res, err := receive.Handle(ctx, delivery.ReceiveWebhook{Body: body, Signature: fakemeta.Sign(secret, body)})
+					if err != nil || !res.Applied {
+						b.Errorf("webhook: %+v, %v", res, err)
 						return
 					}
 				}

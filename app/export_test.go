@@ -2,9 +2,7 @@ package app
 
 // QueuedSends is how many checked sends wait for a batch.
 func (h *SendCampaignMessageHandler) QueuedSends() int {
-	h.batches.mu.Lock()
-	defer h.batches.mu.Unlock()
-	return len(h.batches.queue)
+	return h.batches.Queued()
 }
 
 // SendBatchRunners is how many batches are stored at once.

@@ -64,7 +64,11 @@ func (h *SendCampaignMessageHandler) storeBatch(batch []*pendingSend) {
 	for _, p := range batch {
 		p.err = errBatchAbandoned
 	}
-	ctx, cancel := batchContext(batch)
+	ctxs := make([]context.Context, len(batch))
+	for i, p := range batch {
+		ctxs[i] = p.ctx
+	}
+	ctx, cancel := usecase.BatchContext(ctxs...)
 	defer cancel()
 	live, retried := slices.Clone(batch), false
 	for len(live) > 0 {
@@ -89,23 +93,6 @@ func (h *SendCampaignMessageHandler) storeBatch(batch []*pendingSend) {
 		}
 		return
 	}
-}
-
-// batchContext is the context the batch's statements run with: the first
-// send's values, none of the sends' cancellation (a client that hangs up must
-// not fail the others), and the earliest of their deadlines.
-func batchContext(batch []*pendingSend) (context.Context, context.CancelFunc) {
-	ctx := context.WithoutCancel(batch[0].ctx)
-	var first time.Time
-	for _, p := range batch {
-		if d, ok := p.ctx.Deadline(); ok && (first.IsZero() || d.Before(first)) {
-			first = d
-		}
-	}
-	if first.IsZero() {
-		return ctx, func() {}
-	}
-	return context.WithDeadline(ctx, first)
 }
 
 // writeBatch stores the sends of a batch, in three passes: the campaigns

@@ -79,14 +79,14 @@ type SendCampaignMessageHandler struct {
 	d         SendCampaignDeps
 	cfg       Config
 	inFlight  inFlight
-	batches   *batcher[*pendingSend]
+	batches   *usecase.Batcher[*pendingSend]
 	campaigns campaignCache
 }
 
 // NewSendCampaignMessageHandler builds the handler.
 func NewSendCampaignMessageHandler(d SendCampaignDeps) *SendCampaignMessageHandler {
 	h := &SendCampaignMessageHandler{d: d, cfg: d.Config.WithDefaults(), inFlight: inFlight{keys: map[inFlightKey]struct{}{}}}
-	h.batches = newBatcher(sendBatchRunners, maxSendBatch, h.storeBatch)
+	h.batches = usecase.NewBatcher(sendBatchRunners, maxSendBatch, h.storeBatch)
 	return h
 }
 
@@ -184,7 +184,7 @@ func (h *SendCampaignMessageHandler) checkAndStore(ctx context.Context, cmd Send
 
 	p := &pendingSend{ctx: ctx, cmd: cmd, fp: fp, campaign: campaign, prep: prep, phone: phone, now: now,
 		msgID: domain.MessageID(h.d.IDs.NewID(domain.PrefixMessage))}
-	if !h.batches.do(p, ctx.Done()) {
+	if !h.batches.Do(p, ctx.Done()) {
 		return SendCampaignMessageResult{}, fmt.Errorf("app: send not stored: %w: %w", ports.ErrUnavailable, ctx.Err())
 	}
 	if p.err != nil {

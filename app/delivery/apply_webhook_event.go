@@ -153,81 +153,15 @@ func (h *ApplyWebhookEventHandler) logged(id domain.WebhookEventID, rep WebhookR
 	return rep
 }
 
-// storeAndApply stores ev and applies all of its items in one transaction,
-// the event inserted already marked applied: one commit per webhook call
-// where storing and then applying take two. It is the common case's path
-// only: when anything fails (the body does not decode, an item is refused,
-// the store cannot be reached, a concurrent write conflicts) nothing of it
-// commits, ok is false, and the caller stores the event on its own and
-// applies it the careful way (Apply), which keeps the event whatever its
-// items do. When ok, stored is the event as the store holds it (created
-// false: the same body was stored before) and rep what applying it did;
-// an event stored and applied before is not applied again.
-func (h *ApplyWebhookEventHandler) storeAndApply(ctx context.Context, ev domain.WebhookEvent) (stored domain.WebhookEvent, created bool, rep WebhookReport, ok bool) {
-	batch, err := h.decoder.Decode(ev.Body)
-	if err != nil {
-		return domain.WebhookEvent{}, false, WebhookReport{}, false
-	}
-	batch = scrubWebhookBatch(batch)
-	now := h.clock.Now()
-	batch, foreign := h.numbers.split(batch)
-	items := h.items(batch, ev.ReceivedAt, now)
-	applied := ev
-	applied.Applied(now)
-	ctx, span := h.obs.StartSpan(ctx, "apply_webhook_event")
-	err = h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
-		rep = WebhookReport{Skipped: slices.Clone(batch.Skipped), foreign: foreign}
-		var err error
-		if stored, created, err = r.Webhooks.SaveWebhookEvent(ctx, applied); err != nil {
-			return err
-		}
-		if !created && stored.AppliedAt != nil {
-			rep = WebhookReport{}
-			return nil
-		}
-		for _, it := range items {
-			if err := it.apply(ctx, r, &rep); err != nil {
-				return err
-			}
-		}
-		if created {
-			return nil
-		}
-		_, err = r.Webhooks.UpdateWebhookEvent(ctx, stored.ID, func(e *domain.WebhookEvent) error {
-			e.Applied(now)
-			return nil
-		})
-		return err
-	})
-	// A failure here is not the call's: the careful path takes it over and
-	// has its own span.
-	span.End(nil)
-	if err != nil {
-		return domain.WebhookEvent{}, false, WebhookReport{}, false
-	}
-	if !created && stored.AppliedAt != nil {
-		return stored, false, WebhookReport{}, true
-	}
-	for _, st := range batch.Statuses {
-		rep.reported = append(rep.reported, st.At)
-	}
-	h.obs.Metrics().WebhookApplied(nil, lags(rep.reported, h.clock.Now()))
-	rep.reported = nil
-	for _, f := range batch.Errors {
-		h.log.Warn("WhatsApp reported an error for the business number", "event_id", string(stored.ID),
-			"code", f.Code, "title", f.Title)
-	}
-	for _, n := range foreign {
-		rep.Foreign += n
-	}
-	return stored, created, h.logged(stored.ID, rep), true
-}
-
 // webhookItem is one thing an event reports: a status, an inbound message
 // or a template status change.
 type webhookItem struct {
 	what  string // names the item for reports and logs, never with text or a phone number
 	apply func(ctx context.Context, r ports.Repos, rep *WebhookReport) error
+	// message orders a status (and the marketing stop that follows it)
+	// among the statuses of the events applied together: by our message
+	// id, then Meta's wamid. Empty for every other item.
+	message string
 }
 
 func (h *ApplyWebhookEventHandler) apply(ctx context.Context, ev domain.WebhookEvent) (WebhookReport, error) {
@@ -337,7 +271,8 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 	items := make([]webhookItem, 0, len(statuses)+len(batch.Inbound)+len(batch.IdentityChanges)+len(batch.Templates)+
 		len(batch.Preferences)+len(batch.Categories))
 	for _, e := range statuses {
-		items = append(items, webhookItem{what: statusItemName(e), apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
+		message := string(e.MessageID) + "\x00" + e.ProviderID
+		items = append(items, webhookItem{what: statusItemName(e), message: message, apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
 			out, m, err := applyStatus(ctx, r, h.emit, e, now)
 			if err == nil && out != statusParked {
 				err = recordRecipient(ctx, r.Contacts, m, e.Recipient, now)
@@ -357,7 +292,9 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 			return nil
 		}})
 		if e.MarketingStopped {
-			items = append(items, h.marketingStopItem(e, now))
+			stop := h.marketingStopItem(e, now)
+			stop.message = message
+			items = append(items, stop)
 		}
 	}
 	for _, in := range batch.Inbound {

@@ -42,6 +42,8 @@ type Dispatcher struct {
 
 	pacer *pacer // the live sender number's pace
 
+	records *usecase.Batcher[*outcomeRecord] // sends' outcomes recorded together (dispatch_records.go)
+
 	ambiguous atomic.Int64 // sends whose outcome was unknown, retried
 	// unconfigured is set once a live message was claimed without a live
 	// sender, so the log says so once.
@@ -57,6 +59,7 @@ func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, optOuts ports.
 		cfg: cfg.WithDefaults(), owner: ids.NewID("dsp"), log: obs.Logger("dispatcher"),
 		obs: obs, metrics: obs.Metrics(), leased: map[domain.MessageID]struct{}{}}
 	d.pacer = newPacer(d.cfg.LiveMPS)
+	d.records = usecase.NewBatcher(outcomeRunners, maxOutcomeGroup, d.recordOutcomes)
 	return d
 }
 
@@ -239,7 +242,8 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 	}
 
 	var stopped []TemplateStatusChange
-	err = d.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+	err = d.recordOutcome(ctx, m.ID, func(ctx context.Context, r ports.Repos) error {
+		stopped = nil
 		// Release first: if the lease was lost, another dispatcher owns the
 		// message now, and nothing of this attempt may be recorded.
 		if err := r.Queue.ReleaseMessage(ctx, m.ID, d.owner, c.Attempt, retryAt); err != nil {

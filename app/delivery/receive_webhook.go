@@ -38,7 +38,8 @@ type ReceiveWebhookResult struct {
 // then applies it. Once the event is stored the call has succeeded: a
 // failure while applying loses nothing, since the event is tried again by
 // the retry loop or `herald webhooks replay`. Storing and applying commit
-// together when every item applies (one transaction per call, not two);
+// together when every item applies (one transaction per call, not two,
+// shared with the calls that arrive meanwhile: webhook_groups.go);
 // otherwise the event is stored alone first, then applied.
 type ReceiveWebhookHandler struct {
 	verifier ports.WebhookVerifier
@@ -48,12 +49,14 @@ type ReceiveWebhookHandler struct {
 	ids      ports.IDGenerator
 	log      *usecase.Logger
 	obs      *usecase.Observer
+	groups   *usecase.Batcher[*webhookCall]
 }
 
 // NewReceiveWebhookHandler builds the handler.
 func NewReceiveWebhookHandler(verifier ports.WebhookVerifier, events ports.WebhookEventRepository, apply *ApplyWebhookEventHandler, clock ports.Clock, ids ports.IDGenerator, obs *usecase.Observer) *ReceiveWebhookHandler {
 	return &ReceiveWebhookHandler{verifier: verifier, events: events, apply: apply, clock: clock, ids: ids,
-		log: obs.Logger("webhooks"), obs: obs}
+		log: obs.Logger("webhooks"), obs: obs,
+		groups: usecase.NewBatcher(webhookGroupRunners, maxWebhookGroup, apply.storeGroup)}
 }
 
 // storeGrace bounds storing a webhook event whose request's time ran out
@@ -79,9 +82,13 @@ func (h *ReceiveWebhookHandler) Handle(ctx context.Context, cmd ReceiveWebhook) 
 		sum := sha256.Sum256(cmd.Body)
 		ev := domain.NewWebhookEvent(domain.WebhookEventID(h.ids.NewID(domain.PrefixWebhookEvent)),
 			cmd.Body, hex.EncodeToString(sum[:]), h.clock.Now())
-		if stored, created, rep, ok := h.apply.storeAndApply(ctx, ev); ok {
-			h.obs.Metrics().WebhookReceived(!created)
-			return ReceiveWebhookResult{Event: stored, Duplicate: !created, Applied: true, Report: rep}, nil
+		call := &webhookCall{ctx: ctx, ev: ev}
+		if h.groups.Do(call, ctx.Done()) && call.alone {
+			h.apply.storeAndApply(ctx, []*webhookCall{call})
+		}
+		if call.ok {
+			h.obs.Metrics().WebhookReceived(!call.created)
+			return ReceiveWebhookResult{Event: call.stored, Duplicate: !call.created, Applied: true, Report: call.rep}, nil
 		}
 		// The request's time may have run out in that transaction: the event
 		// is stored all the same (by its digest, once), and applying it is
