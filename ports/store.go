@@ -26,6 +26,7 @@ type Store interface {
 	EventWriter
 	EventRepository
 	EndpointRepository
+	NumberRepository
 	DeliveryQueue
 	Transactor
 	Pinger
@@ -55,6 +56,7 @@ func StorePorts() []any {
 		new(EventWriter),
 		new(EventRepository),
 		new(EndpointRepository),
+		new(NumberRepository),
 		new(DeliveryQueue),
 		new(Transactor),
 		new(Pinger),
