@@ -28,6 +28,9 @@ var numberTests = []storeTest{
 	{"AppReplaced", testAppReplaced},
 	{"AppDelete", testAppDelete},
 	{"RollbackLeavesNoNumber", testNumberRollback},
+	{"CampaignNumber", testCampaignNumber},
+	{"MessageNumber", testMessageNumber},
+	{"ContactLastNumber", testContactLastNumber},
 }
 
 // NewMetaID returns a random numeric Meta id (a phone number, account or
@@ -357,4 +360,88 @@ func testNumberRollback(t *testing.T, s Store) {
 	mustBe(t, "WithinTx", err, failed)
 	_, err = s.GetNumber(f.ctx, n.ID)
 	mustBe(t, "GetNumber of a number rolled back", err, domain.ErrPhoneNumberNotFound)
+}
+
+// A campaign keeps the number it sends from, through updates.
+func testCampaignNumber(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	n, other := f.number(f.ws), f.number(f.ws)
+	c := NewCampaign(t, f.ws)
+	c.Number = n.ID
+	if err := s.CreateCampaign(f.ctx, c); err != nil {
+		t.Fatalf("CreateCampaign: %v", err)
+	}
+	got, err := s.GetCampaign(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("GetCampaign: %v", err)
+	}
+	mustEqual(t, "campaign with a number", c, got)
+	updated, err := s.UpdateCampaign(f.ctx, f.ws, c.ID, func(c *domain.Campaign) error { c.Number = other.ID; return nil })
+	if err != nil {
+		t.Fatalf("UpdateCampaign: %v", err)
+	}
+	got, err = s.GetCampaign(f.ctx, f.ws, c.ID)
+	if err != nil {
+		t.Fatalf("GetCampaign: %v", err)
+	}
+	mustEqual(t, "campaign moved to another number", updated, got)
+	if got.Number != other.ID {
+		t.Fatalf("campaign number = %q, want %q", got.Number, other.ID)
+	}
+}
+
+// A message keeps the number it leaves from, and so does the queue's claim.
+func testMessageNumber(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	n := f.number(f.ws)
+	c := f.campaign()
+	m := NewMessage(t, c, f.contact())
+	m.Number = n.ID
+	if err := s.CreateMessages(f.ctx, m); err != nil {
+		t.Fatalf("CreateMessages: %v", err)
+	}
+	got, err := s.GetMessage(f.ctx, f.ws, m.ID)
+	if err != nil {
+		t.Fatalf("GetMessage: %v", err)
+	}
+	mustEqual(t, "message with a number", m, got)
+	got, err = s.UpdateMessage(f.ctx, f.ws, m.ID, func(m *domain.Message) error {
+		m.Advance(domain.StatusSending, Now(), nil)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("UpdateMessage: %v", err)
+	}
+	if got.Number != n.ID {
+		t.Fatalf("updated message number = %q, want %q", got.Number, n.ID)
+	}
+}
+
+// A contact keeps the number they last wrote to.
+func testContactLastNumber(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	n := f.number(f.ws)
+	ct := f.contact()
+	updated, err := s.UpdateContact(f.ctx, f.ws, ct.ID, func(c *domain.Contact) error { c.LastNumber = n.ID; return nil })
+	if err != nil {
+		t.Fatalf("UpdateContact: %v", err)
+	}
+	got, err := s.GetContact(f.ctx, f.ws, ct.ID)
+	if err != nil {
+		t.Fatalf("GetContact: %v", err)
+	}
+	mustEqual(t, "contact with its last number", updated, got)
+	if got.LastNumber != n.ID {
+		t.Fatalf("contact last number = %q, want %q", got.LastNumber, n.ID)
+	}
+	saved := got
+	saved.LastNumber = ""
+	if err := s.SaveContacts(f.ctx, saved); err != nil {
+		t.Fatalf("SaveContacts: %v", err)
+	}
+	got, err = s.GetContact(f.ctx, f.ws, ct.ID)
+	if err != nil {
+		t.Fatalf("GetContact: %v", err)
+	}
+	mustEqual(t, "contact saved without a last number", saved, got)
 }
