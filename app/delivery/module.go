@@ -45,7 +45,9 @@ type senderParams struct {
 	Numbers *Numbers
 }
 
-func newSenders(p senderParams) Senders { return Senders{Live: p.Live, Sandbox: p.Sandbox, Numbers: p.Numbers} }
+func newSenders(p senderParams) Senders {
+	return Senders{Live: p.Live, Sandbox: p.Sandbox, Numbers: p.Numbers}
+}
 
 type numbersParams struct {
 	fx.In

@@ -77,7 +77,9 @@ func NewNumbers(repo ports.NumberRepository, sealer ports.SecretSealer, clients 
 
 // NumberTokenAAD is the associated data a number's sealed access token is
 // bound to.
-func NumberTokenAAD(id domain.BusinessNumberID) []byte { return []byte("herald:number:" + string(id) + ":access_token") }
+func NumberTokenAAD(id domain.BusinessNumberID) []byte {
+	return []byte("herald:number:" + string(id) + ":access_token")
+}
 
 // AppSecretAAD is the associated data a Meta app's sealed secret is bound
 // to.
