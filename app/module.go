@@ -45,8 +45,8 @@ var Module = fx.Module("app",
 		newCreateCampaignHandler,
 		newSyncTemplatesHandler,
 		NewChangeCampaignStatusHandler,
-		NewEditCampaignHandler,
-		NewRemapCampaignHandler,
+		newEditCampaignHandler,
+		newRemapCampaignHandler,
 		NewListCampaignMessagesHandler,
 		NewListMessagesHandler,
 		NewResolveWorkspaceHandler,
@@ -56,8 +56,24 @@ var Module = fx.Module("app",
 		newListTemplatesHandler,
 		newSubmitTemplateHandler,
 		newDeleteTemplateHandler,
+		newNumbersHandler,
+		NewListPhoneNumbersHandler,
 	),
 )
+
+type numbersHandlerParams struct {
+	fx.In
+	Repo       ports.NumberRepository
+	Workspaces ports.WorkspaceRepository
+	Sealer     ports.SecretSealer `optional:"true"`
+	Senders    delivery.Senders
+	Clock      ports.Clock
+	IDs        ports.IDGenerator
+}
+
+func newNumbersHandler(p numbersHandlerParams) *NumbersHandler {
+	return NewNumbersHandler(p.Repo, p.Workspaces, p.Sealer, p.Senders.Numbers, p.Clock, p.IDs)
+}
 
 // WorkersModule runs the key-usage flusher, template refresh and the purge
 // of expired send guards and dashboard sessions while the server runs, and
@@ -100,8 +116,16 @@ type templateSource struct {
 	Source ports.TemplateSource `optional:"true"`
 }
 
-func newCreateCampaignHandler(workspaces ports.WorkspaceRepository, camps ports.CampaignRepository, templates ports.TemplateRepository, src templateSource, def *EnsureDefaultWorkspaceHandler, clock ports.Clock, ids ports.IDGenerator) *CreateCampaignHandler {
-	return NewCreateCampaignHandler(workspaces, camps, templates, src.Source, def, clock, ids)
+func newCreateCampaignHandler(workspaces ports.WorkspaceRepository, camps ports.CampaignRepository, templates ports.TemplateRepository, src templateSource, def *EnsureDefaultWorkspaceHandler, clock ports.Clock, ids ports.IDGenerator, numbers ports.NumberRepository) *CreateCampaignHandler {
+	return NewCreateCampaignHandler(workspaces, camps, templates, src.Source, def, clock, ids).WithNumbers(numbers)
+}
+
+func newRemapCampaignHandler(camps ports.CampaignRepository, clock ports.Clock, obs *usecase.Observer, numbers ports.NumberRepository) *RemapCampaignHandler {
+	return NewRemapCampaignHandler(camps, clock, obs).WithNumbers(numbers)
+}
+
+func newEditCampaignHandler(camps ports.CampaignRepository, clock ports.Clock, obs *usecase.Observer, numbers ports.NumberRepository) *EditCampaignHandler {
+	return NewEditCampaignHandler(camps, clock, obs).WithNumbers(numbers)
 }
 
 func newListTemplatesHandler(src templateSource, templates ports.TemplateRepository) *ListTemplatesHandler {
@@ -134,6 +158,7 @@ type workers struct {
 	Templates *SyncTemplatesHandler
 	Send      *SendCampaignMessageHandler
 	LogIn     *LogInHandler
+	Numbers   *NumbersHandler
 	Config    Config
 	Log       *zap.Logger
 }
@@ -147,6 +172,11 @@ func runWorkers(lc fx.Lifecycle, w workers) {
 	lc.Append(fx.Hook{
 		OnStart: func(start context.Context) error {
 			if _, err := def.Handle(start); err != nil {
+				cancel()
+				return err
+			}
+			if _, err := w.Numbers.EnsureEnvNumber(start, EnsureEnvNumber{PhoneNumberID: cfg.WhatsAppPhoneNumberID,
+				WABAID: cfg.WhatsAppWABAID}); err != nil {
 				cancel()
 				return err
 			}
