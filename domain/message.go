@@ -150,7 +150,7 @@ func NewMessage(id MessageID, c Campaign, contact Contact, p Principal, prep Pre
 	}
 	return Message{
 		Number: number,
-		ID: id, Kind: MessageKindTemplate, Workspace: c.Workspace, CampaignID: c.ID, ContactID: contact.ID,
+		ID:     id, Kind: MessageKindTemplate, Workspace: c.Workspace, CampaignID: c.ID, ContactID: contact.ID,
 		KeyID: p.Key, Mode: p.Mode, Phone: contact.Phone,
 		TemplateName: c.Template.Name, Language: c.Template.Language, HeaderFormat: c.Template.HeaderFormat,
 		Variables: prep.Variables, MediaHeaderURL: prep.MediaHeaderURL, MediaFilename: prep.MediaFilename, Values: prep.Values,
