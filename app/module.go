@@ -66,13 +66,13 @@ type numbersHandlerParams struct {
 	Repo       ports.NumberRepository
 	Workspaces ports.WorkspaceRepository
 	Sealer     ports.SecretSealer `optional:"true"`
-	Senders    delivery.Senders
+	Live       *delivery.Numbers
 	Clock      ports.Clock
 	IDs        ports.IDGenerator
 }
 
 func newNumbersHandler(p numbersHandlerParams) *NumbersHandler {
-	return NewNumbersHandler(p.Repo, p.Workspaces, p.Sealer, p.Senders.Numbers, p.Clock, p.IDs)
+	return NewNumbersHandler(p.Repo, p.Workspaces, p.Sealer, p.Live, p.Clock, p.IDs)
 }
 
 // WorkersModule runs the key-usage flusher, template refresh and the purge
