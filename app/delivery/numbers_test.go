@@ -58,7 +58,7 @@ func (n numberClient) Send(_ context.Context, m ports.OutboundMessage) (ports.Se
 }
 
 func (numberClient) MarkRead(context.Context, string, bool) error { return nil }
-func (n numberClient) Account() string                          { return n.n.WABAID }
+func (n numberClient) Account() string                            { return n.n.WABAID }
 func (numberClient) ListTemplates(context.Context) ([]domain.SyncedTemplate, error) {
 	return nil, nil
 }
@@ -255,5 +255,27 @@ func TestNumbersNeedTheirKey(t *testing.T) {
 	err = reg.Load(context.Background())
 	if !errors.Is(err, ports.ErrSecretKeyUnknown) || !strings.Contains(err.Error(), "HERALD_SECRET_KEY") {
 		t.Fatalf("Load without the key: %v, want ErrSecretKeyUnknown naming HERALD_SECRET_KEY", err)
+	}
+}
+
+// A webhook's number is Herald's when it is stored (disabled too: its
+// inbound traffic is still the business's) or is HERALD_WHATSAPP_*'s.
+func TestNumbersAreOurs(t *testing.T) {
+	t.Parallel()
+	w := newNumbersWorld(t)
+	if _, err := w.st.UpdateNumber(context.Background(), w.two.ID, func(n *domain.BusinessNumber) error {
+		n.Status = domain.NumberDisabled
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w.reg.Invalidate()
+	for id, want := range map[string]bool{"1001": true, "1002": true, "999": true, "555": false, "": false} {
+		if got := w.reg.IsOurs(id); got != want {
+			t.Errorf("IsOurs(%q) = %v, want %v", id, got, want)
+		}
+	}
+	if n, ok := w.reg.ByMetaID(context.Background(), "1002"); !ok || n.ID != w.two.ID {
+		t.Errorf("ByMetaID(1002) = %s, %v", n.ID, ok)
 	}
 }
