@@ -96,17 +96,28 @@ type sendCampaignParams struct {
 	Wake        *delivery.Wakeup
 	Obs         *usecase.Observer
 	Senders     delivery.Senders
+	Numbers     ports.NumberRepository
 }
 
 func newSendCampaignMessageHandler(p sendCampaignParams) *SendCampaignMessageHandler {
 	return NewSendCampaignMessageHandler(SendCampaignDeps{Tx: p.Tx, Campaigns: p.Campaigns, Contacts: p.Contacts,
 		Messages: p.Messages, Idempotency: p.Idempotency, SendCounts: p.SendCounts, Media: p.Media,
-		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil})
+		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil,
+		LiveNumbers: liveNumbers(p.Senders)})
 }
 
 func newSendSessionMessageHandler(p sendCampaignParams) *SendSessionMessageHandler {
 	return NewSendSessionMessageHandler(SendSessionDeps{Tx: p.Tx, Messages: p.Messages, Idempotency: p.Idempotency,
-		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil})
+		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil,
+		LiveNumbers: liveNumbers(p.Senders), Numbers: p.Numbers})
+}
+
+// liveNumbers is the stored numbers as LiveNumbers, nil without them.
+func liveNumbers(s delivery.Senders) LiveNumbers {
+	if s.Numbers == nil {
+		return nil
+	}
+	return s.Numbers
 }
 
 // templateSource is the Cloud API's template source, absent when template
