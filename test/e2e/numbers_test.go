@@ -60,7 +60,9 @@ func TestSeveralNumbersEndToEnd(t *testing.T) {
 		"HERALD_WHATSAPP_PHONE_NUMBER_ID="+fake.PhoneNumberID, "HERALD_WHATSAPP_APP_SECRET="+fake.AppSecret)
 	fake.WebhookURL = srv.Base + "/v1/webhooks/whatsapp"
 
-	var listA, listB struct{ Data []struct{ ID, VerifiedName string } }
+	var listA, listB struct {
+		Data []struct{ ID, VerifiedName string }
+	}
 	if code := srv.call(t, "GET", "/v1/phone-numbers", keyA.Token, nil, &listA); code != 200 || len(listA.Data) != 2 {
 		t.Fatalf("workspace A's numbers: %d %+v", code, listA)
 	}
