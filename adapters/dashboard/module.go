@@ -36,7 +36,8 @@ type handlerParams struct {
 	ListContacts     *app.ListContactsHandler
 	Conversation     *app.ListConversationHandler
 	GetMessage       *app.GetMessageHandler
-	Numbers          *app.NumbersHandler `optional:"true"`
+	Numbers          *app.NumbersHandler          `optional:"true"`
+	PhoneNumbers     *app.ListPhoneNumbersHandler `optional:"true"`
 	Webhooks         webhookParams
 	Config           Config
 	Log              *zap.Logger
@@ -49,6 +50,7 @@ func newHandler(p handlerParams) http.Handler {
 		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign, RemapCampaign: p.RemapCampaign,
 		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, ListContacts: p.ListContacts,
 		Conversation: p.Conversation, GetMessage: p.GetMessage, Webhooks: p.Webhooks.deps(), Numbers: p.Numbers,
+		PhoneNumbers: p.PhoneNumbers,
 	}, p.Config, p.Log)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 )
 
 // newNumbersEnv is the dashboard with its Numbers page, sealing with a
@@ -28,6 +29,8 @@ func newNumbersEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e.deps.Numbers = app.NewNumbersHandler(e.store, e.store, sealer, nil, system.Clock{}, system.NewIDs())
+	e.deps.PhoneNumbers = app.NewListPhoneNumbersHandler(e.store)
+	e.deps.CreateCampaign = e.createCampaign.WithNumbers(e.store)
 	e.srv.Config.Handler = dashboard.NewHandler(e.deps, dashboard.Config{}, nil)
 	return e
 }
@@ -95,5 +98,48 @@ func TestNumbersPage(t *testing.T) {
 	wantRedirect(t, res, "/dashboard/numbers")
 	if _, err := e.store.GetNumber(context.Background(), id); err == nil {
 		t.Error("the number is still stored after Remove")
+	}
+}
+
+// With several numbers, the new campaign form asks which one it sends
+// from, and the campaign is bound to it.
+func TestNewCampaignChoosesItsNumber(t *testing.T) {
+	t.Parallel()
+	e := newNumbersEnv(t)
+	b := e.browser(t)
+	b.login()
+	ctx := context.Background()
+	var ids []domain.BusinessNumberID
+	for _, meta := range []string{"1001", "1002"} {
+		n, err := e.deps.Numbers.Add(ctx, app.AddNumber{Spec: domain.NumberSpec{MetaID: meta, DisplayNumber: "+1 555-" + meta,
+			AllWorkspaces: true}, AccessToken: "EAAtoken-" + meta + "-abcdef"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, n.ID)
+	}
+	_, page := b.get("/dashboard/campaigns/new")
+	if !strings.Contains(page, `name="phoneNumberId"`) || !strings.Contains(page, string(ids[1])) {
+		t.Fatalf("the new-campaign page offers no number:\n%s", page)
+	}
+	form := url.Values{"name": {"Spring"}, "source": {"local"}, "templateName": {"spring"}, "language": {"en_US"},
+		"headerFormat": {"none"}, "body": {"Hi {{1}}"}, "labels": {"First name"}}
+	res, body := b.post("/dashboard/campaigns", form)
+	wantStatus(t, res, body, http.StatusUnprocessableEntity)
+	if !strings.Contains(body, "phoneNumberId") {
+		t.Errorf("no number chosen: the error does not say so:\n%s", body)
+	}
+	form.Set("phoneNumberId", string(ids[1]))
+	res, _ = b.post("/dashboard/campaigns", form)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create with a number: %d", res.StatusCode)
+	}
+	ws, err := app.NewEnsureDefaultWorkspaceHandler(e.store, system.Clock{}, system.NewIDs()).Handle(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _, err := e.store.ListCampaigns(ctx, ws.ID, ports.Page{})
+	if err != nil || len(cs) != 1 || cs[0].Number != ids[1] {
+		t.Fatalf("campaigns %+v, %v", cs, err)
 	}
 }

@@ -31,6 +31,9 @@ type Deps struct {
 	// Numbers manages the business numbers (the Numbers page); nil
 	// leaves the page out.
 	Numbers *app.NumbersHandler
+	// PhoneNumbers, when set, offers the workspace's numbers on the new
+	// campaign form.
+	PhoneNumbers *app.ListPhoneNumbersHandler
 	// GetMessage, when set, gives the thread's sent messages their
 	// buttons.
 	GetMessage *app.GetMessageHandler
