@@ -278,7 +278,7 @@ func (h *NumbersHandler) RotateSecrets(ctx context.Context) (int, error) {
 		}
 		resealed, err := h.reseal(a.Secret, delivery.AppSecretAAD(a.ID))
 		if err != nil {
-			return n, fmt.Errorf("Meta app %s: %w", a.ID, err)
+			return n, fmt.Errorf("the Meta app %s: %w", a.ID, err)
 		}
 		a.Secret, a.UpdatedAt = resealed, h.clock.Now()
 		if err := h.repo.PutApp(ctx, a); err != nil {

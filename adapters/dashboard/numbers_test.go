@@ -94,7 +94,7 @@ func TestNumbersPage(t *testing.T) {
 		t.Fatalf("after the edit: %+v, %v", n, err)
 	}
 
-	res, body = b.post("/dashboard/numbers/"+string(id)+"/remove", url.Values{})
+	res, _ = b.post("/dashboard/numbers/"+string(id)+"/remove", url.Values{})
 	wantRedirect(t, res, "/dashboard/numbers")
 	if _, err := e.store.GetNumber(context.Background(), id); err == nil {
 		t.Error("the number is still stored after Remove")

@@ -106,13 +106,13 @@ func (r *Numbers) Load(ctx context.Context) error {
 			continue
 		}
 		if r.sealer == nil || !r.sealer.Holds(a.Secret.KeyID) {
-			return fmt.Errorf("Meta app %s: its app secret is sealed under key %s, which this server does not hold: "+
+			return fmt.Errorf("the Meta app %s: its app secret is sealed under key %s, which this server does not hold: "+
 				"set HERALD_SECRET_KEY (or HERALD_SECRET_KEY_FILE) to the key that sealed it, and HERALD_SECRET_KEY_PREVIOUS during a rotation: %w",
 				a.ID, a.Secret.KeyID, ports.ErrSecretKeyUnknown)
 		}
 		b, err := r.sealer.Open(a.Secret, AppSecretAAD(a.ID))
 		if err != nil {
-			return fmt.Errorf("Meta app %s: opening its app secret: %w", a.ID, err)
+			return fmt.Errorf("the Meta app %s: opening its app secret: %w", a.ID, err)
 		}
 		secrets = append(secrets, b)
 	}
@@ -359,17 +359,4 @@ func (r *Numbers) pause(token string, until time.Time) bool {
 	first := !r.clock.Now().Before(r.paused[token])
 	r.paused[token] = until
 	return first
-}
-
-// anyPaused reports whether some token is paused now.
-func (r *Numbers) anyPaused() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	now := r.clock.Now()
-	for _, until := range r.paused {
-		if now.Before(until) {
-			return true
-		}
-	}
-	return false
 }
