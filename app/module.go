@@ -38,7 +38,7 @@ var Module = fx.Module("app",
 		NewEnsureDefaultWorkspaceHandler,
 		NewCreateWorkspaceHandler,
 		NewSimulateInboundHandler,
-		NewMarkReadHandler,
+		newMarkReadHandler,
 		NewCreateKeyHandler,
 		NewListKeysHandler,
 		NewRevokeKeyHandler,
@@ -110,6 +110,10 @@ func newSendSessionMessageHandler(p sendCampaignParams) *SendSessionMessageHandl
 	return NewSendSessionMessageHandler(SendSessionDeps{Tx: p.Tx, Messages: p.Messages, Idempotency: p.Idempotency,
 		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil,
 		LiveNumbers: liveNumbers(p.Senders), Numbers: p.Numbers})
+}
+
+func newMarkReadHandler(convs ports.ConversationRepository, contacts ports.ContactRepository, senders delivery.Senders, obs *usecase.Observer) *MarkReadHandler {
+	return NewMarkReadHandler(convs, senders, obs).WithContacts(contacts)
 }
 
 // liveNumbers is the stored numbers as LiveNumbers, nil without them.

@@ -3,11 +3,15 @@ package app_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 
+	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
+	"github.com/heraldhq/herald/app/delivery"
 	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/porttest"
 )
 
@@ -63,4 +67,81 @@ func (f *fixture) otherWorkspaceID(t *testing.T) domain.WorkspaceID {
 		t.Fatal(err)
 	}
 	return w.ID
+}
+
+// readMarks records which number marked which message read.
+type readMarks struct {
+	mu    sync.Mutex
+	marks []string // "phone number id/wamid"
+}
+
+func (m *readMarks) ForNumber(n ports.NumberCredentials) ports.NumberClient {
+	return markClient{m: m, n: n}
+}
+
+type markClient struct {
+	m *readMarks
+	n ports.NumberCredentials
+}
+
+func (markClient) Send(context.Context, ports.OutboundMessage) (ports.SendResult, error) {
+	return ports.SendResult{}, errors.New("not sending")
+}
+func (c markClient) MarkRead(_ context.Context, wamid string, _ bool) error {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	c.m.marks = append(c.m.marks, c.n.PhoneNumberID+"/"+wamid)
+	return nil
+}
+func (c markClient) Account() string { return c.n.WABAID }
+func (markClient) ListTemplates(context.Context) ([]domain.SyncedTemplate, error) {
+	return nil, nil
+}
+
+// A contact's message is marked read from the number they wrote to, with
+// that number's token, on a server whose only numbers are stored ones.
+func TestMarkReadFromTheContactsNumber(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	ws := f.principal.Workspace
+	key, err := system.NewSecretKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := system.NewSecrets(system.SecretKeyConfig{Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := &readMarks{}
+	reg := delivery.NewNumbers(f.st, sealer, marks, nil, delivery.NumbersConfig{}, delivery.Config{}, f.clock)
+	numbers := app.NewNumbersHandler(f.st, f.st, sealer, reg, f.clock, f.ids)
+	var added []domain.BusinessNumber
+	for _, meta := range []string{"7001", "7002"} {
+		n, err := numbers.Add(ctx, app.AddNumber{Spec: domain.NumberSpec{MetaID: meta, AllWorkspaces: true},
+			AccessToken: "EAAtoken-" + meta + "-xyz"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		added = append(added, n)
+	}
+	ct := porttest.NewContact(t, ws)
+	ct.Mode = domain.ModeLive
+	ct.LastNumber = added[1].ID
+	if err := f.st.CreateContact(ctx, ct); err != nil {
+		t.Fatal(err)
+	}
+	in := domain.InboundEntry(domain.EntryID(f.ids.NewID(domain.PrefixEntry)), ct,
+		domain.InboundMessage{ProviderID: "wamid.IN1", Kind: domain.KindText, Text: "hi", At: f.clock.Now()}, "")
+	if err := f.st.AppendEntries(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	h := app.NewMarkReadHandler(f.st, delivery.Senders{Numbers: reg}, usecase.NewObserver(nil)).WithContacts(f.st)
+	live := domain.Principal{Workspace: ws, Key: f.principal.Key, Mode: domain.ModeLive}
+	if _, err := h.Handle(ctx, app.MarkRead{Principal: live, ID: "wamid.IN1"}); err != nil {
+		t.Fatalf("MarkRead: %v", err)
+	}
+	if len(marks.marks) != 1 || marks.marks[0] != "7002/wamid.IN1" {
+		t.Fatalf("marks %v, want 7002/wamid.IN1", marks.marks)
+	}
 }

@@ -360,3 +360,17 @@ func (r *Numbers) pause(token string, until time.Time) bool {
 	r.paused[token] = until
 	return first
 }
+
+// SenderOf returns the sender of the stored number id (its client, with
+// its token), nil when the number is unknown or has no token: the caller
+// then uses the live sender.
+func (r *Numbers) SenderOf(ctx context.Context, id domain.BusinessNumberID) ports.WhatsAppSender {
+	if id == "" {
+		return nil
+	}
+	ln, err := r.route(ctx, id)
+	if err != nil || ln == nil {
+		return nil
+	}
+	return ln.sender
+}
