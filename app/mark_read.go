@@ -23,9 +23,17 @@ type MarkRead struct {
 // MarkReadHandler marks inbound messages read through the sender of the
 // key's mode: Meta for live keys, the sandbox for test keys.
 type MarkReadHandler struct {
-	convs   ports.ConversationRepository
-	senders delivery.Senders
-	obs     *usecase.Observer
+	convs    ports.ConversationRepository
+	senders  delivery.Senders
+	obs      *usecase.Observer
+	contacts ports.ContactRepository // nil: live marks go through the live sender
+}
+
+// WithContacts returns h marking a live message read from the business
+// number the contact wrote to (their last), with that number's token.
+func (h *MarkReadHandler) WithContacts(contacts ports.ContactRepository) *MarkReadHandler {
+	h.contacts = contacts
+	return h
 }
 
 // NewMarkReadHandler builds the handler.
@@ -38,7 +46,7 @@ func NewMarkReadHandler(convs ports.ConversationRepository, senders delivery.Sen
 func (h *MarkReadHandler) Handle(ctx context.Context, cmd MarkRead) (domain.Entry, error) {
 	return usecase.Observe(ctx, h.obs, "mark_read", func(ctx context.Context) (domain.Entry, error) {
 		p := cmd.Principal
-		if p.Mode == domain.ModeLive && h.senders.Live == nil {
+		if p.Mode == domain.ModeLive && !liveSending(ctx, h.senders.Live != nil, liveNumbers(h.senders)) {
 			return domain.Entry{}, errWhatsAppNotConfigured
 		}
 		if cmd.ID == "" || len(cmd.ID) > domain.MaxProviderRef {
@@ -48,7 +56,17 @@ func (h *MarkReadHandler) Handle(ctx context.Context, cmd MarkRead) (domain.Entr
 		if err != nil {
 			return domain.Entry{}, err
 		}
-		marker, ok := h.senders.For(p.Mode).(ports.ReadMarker)
+		sender := h.senders.For(p.Mode)
+		if p.Mode == domain.ModeLive && h.contacts != nil && h.senders.Numbers != nil {
+			c, err := h.contacts.GetContact(ctx, p.Workspace, e.ContactID)
+			if err != nil && !errors.Is(err, domain.ErrContactNotFound) {
+				return domain.Entry{}, err
+			}
+			if s := h.senders.Numbers.SenderOf(ctx, c.LastNumber); s != nil {
+				sender = s
+			}
+		}
+		marker, ok := sender.(ports.ReadMarker)
 		if !ok {
 			return domain.Entry{}, errors.New("app: the sender cannot mark messages read")
 		}

@@ -132,13 +132,25 @@ type Message struct {
 	// TraceParent is the W3C traceparent of the request that accepted the
 	// message, "" without tracing: its send's span links back to it.
 	TraceParent string
+	// Number is the business number the message leaves from; "" for a
+	// message from before several numbers (the HERALD_WHATSAPP_* number)
+	// and for test mode's (the sandbox number).
+	Number BusinessNumberID
 }
 
 // NewMessage makes a queued message from a campaign's prepared send.
+//
+// A live message leaves from the campaign's number; a test message from
+// the sandbox's.
 func NewMessage(id MessageID, c Campaign, contact Contact, p Principal, prep Prepared, now time.Time) Message {
 	now = now.UTC().Truncate(time.Microsecond)
+	var number BusinessNumberID
+	if p.Mode == ModeLive {
+		number = c.Number
+	}
 	return Message{
-		ID: id, Kind: MessageKindTemplate, Workspace: c.Workspace, CampaignID: c.ID, ContactID: contact.ID,
+		Number: number,
+		ID:     id, Kind: MessageKindTemplate, Workspace: c.Workspace, CampaignID: c.ID, ContactID: contact.ID,
 		KeyID: p.Key, Mode: p.Mode, Phone: contact.Phone,
 		TemplateName: c.Template.Name, Language: c.Template.Language, HeaderFormat: c.Template.HeaderFormat,
 		Variables: prep.Variables, MediaHeaderURL: prep.MediaHeaderURL, MediaFilename: prep.MediaFilename, Values: prep.Values,

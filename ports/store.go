@@ -27,6 +27,7 @@ type Store interface {
 	EventWriter
 	EventRepository
 	EndpointRepository
+	NumberRepository
 	DeliveryQueue
 	Transactor
 	Pinger
@@ -57,6 +58,7 @@ func StorePorts() []any {
 		new(EventWriter),
 		new(EventRepository),
 		new(EndpointRepository),
+		new(NumberRepository),
 		new(DeliveryQueue),
 		new(Transactor),
 		new(Pinger),

@@ -28,7 +28,7 @@ func (h *dash) keysWith(w http.ResponseWriter, r *http.Request, status int, v vi
 		h.failErr(w, r, err)
 		return
 	}
-	p.Keys, p.LiveSending = ks, h.cfg.LiveSending
+	p.Keys, p.LiveSending = ks, h.cfg.LiveSending || h.storedNumberSends(r)
 	v.Title, v.Nav, v.Page = "Developer settings", "keys", p
 	h.render(w, r, status, "keys", v)
 }
@@ -63,4 +63,22 @@ func (h *dash) revokeKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/dashboard/keys", http.StatusSeeOther)
+}
+
+// storedNumberSends reports whether a stored number can send live
+// messages: active, with its own token.
+func (h *dash) storedNumberSends(r *http.Request) bool {
+	if h.d.Numbers == nil {
+		return false
+	}
+	ns, err := h.d.Numbers.List(r.Context())
+	if err != nil {
+		return false
+	}
+	for _, n := range ns {
+		if n.Status == domain.NumberActive && !n.AccessToken.IsZero() {
+			return true
+		}
+	}
+	return false
 }

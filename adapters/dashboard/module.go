@@ -43,6 +43,8 @@ type handlerParams struct {
 	Sendable         *app.ListSendableCampaignsHandler
 	SimulateInbound  *app.SimulateInboundHandler
 	SyncContact      *app.SyncContactHandler
+	Numbers          *app.NumbersHandler          `optional:"true"`
+	PhoneNumbers     *app.ListPhoneNumbersHandler `optional:"true"`
 	Webhooks         webhookParams
 	Config           Config
 	Log              *zap.Logger
@@ -58,6 +60,7 @@ func newHandler(p handlerParams) http.Handler {
 		ListThreads: p.ListThreads, ReadThread: p.ReadThread, SendSession: p.SendSession, SendCampaign: p.SendCampaign,
 		SendableCampaigns: p.Sendable,
 		SimulateInbound:   p.SimulateInbound, SyncContact: p.SyncContact,
+		Numbers: p.Numbers, PhoneNumbers: p.PhoneNumbers,
 	}, p.Config, p.Log)
 }
 

@@ -10,9 +10,11 @@ import (
 	"github.com/heraldhq/herald/ports"
 )
 
-// groupedOutcomes sends n messages through a dispatcher on tx, holds the
-// runners busy recording the first outcomes until the others queue behind
-// them, then lets them all go, and returns the messages.
+// groupedOutcomes sends n messages through a dispatcher on tx, lets Meta
+// answer the first sends one at a time so that each runner records one
+// outcome alone (two answered together could share a runner), holds the
+// runners busy until the others' outcomes queue behind them, then lets
+// them all go, and returns the messages.
 func groupedOutcomes(t *testing.T, f *fixture, tx *gatedTx, n int) []domain.Message {
 	t.Helper()
 	var msgs []domain.Message
@@ -20,11 +22,20 @@ func groupedOutcomes(t *testing.T, f *fixture, tx *gatedTx, n int) []domain.Mess
 		msgs = append(msgs, f.send(t, f.principal, fmt.Sprintf("+1415555%04d", 5000+i)))
 	}
 	sender := newSenderMock()
+	answer, turns := sender.SendFunc, make(chan struct{})
+	sender.SendFunc = func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
+		<-turns
+		return answer(ctx, m)
+	}
 	d := f.dispatcher(f.st, tx, sender, sender, delivery.Config{})
 	if got, err := d.DispatchOnce(context.Background(), make(chan struct{}, n)); err != nil || got != n {
 		t.Fatalf("claimed %d, %v; want %d", got, err, n)
 	}
-	waitFor(t, "the runners to record their outcomes", func() bool { return tx.n.Load() == delivery.OutcomeRunners })
+	for i := range delivery.OutcomeRunners {
+		turns <- struct{}{}
+		waitFor(t, "a runner to record an outcome", func() bool { return tx.n.Load() == int64(i+1) })
+	}
+	close(turns)
 	waitFor(t, "the other outcomes to queue", func() bool { return d.QueuedOutcomes() == n-delivery.OutcomeRunners })
 	close(tx.release)
 	d.Wait()

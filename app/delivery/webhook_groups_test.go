@@ -38,7 +38,7 @@ func (g *gatedTx) WithinTx(ctx context.Context, fn func(ctx context.Context, r p
 }
 
 // groupedCalls sends one message per call, holds the runners busy with the
-// first calls, queues the rest behind them, then lets them all go. It
+// first calls (one each), queues the rest behind them, then lets them all go. It
 // returns each call's result, in the calls' order, and the messages.
 func groupedCalls(t *testing.T, f *fixture, h *hooks, tx *gatedTx, bodies [][]byte) []delivery.ReceiveWebhookResult {
 	t.Helper()
@@ -52,10 +52,12 @@ func groupedCalls(t *testing.T, f *fixture, h *hooks, tx *gatedTx, bodies [][]by
 			results[i], errs[i] = h.receive.Handle(context.Background(), delivery.ReceiveWebhook{Body: bodies[i], Signature: "ok"})
 		}()
 	}
+	// The runners' calls one at a time: two arriving together could share
+	// a runner.
 	for i := range delivery.WebhookGroupRunners {
 		call(i)
+		waitFor(t, "a runner to start a call", func() bool { return tx.n.Load() == int64(i+1) })
 	}
-	waitFor(t, "the runners to start their calls", func() bool { return tx.n.Load() == delivery.WebhookGroupRunners })
 	for i := delivery.WebhookGroupRunners; i < len(bodies); i++ {
 		call(i)
 	}

@@ -51,11 +51,13 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 			zaplog.Config{Format: cfg.LogFormat, Level: logLevel, Output: logOut},
 			sqlstore.Config{DatabaseURL: cfg.DatabaseURL, MaxOpenConns: cfg.DatabaseMaxOpenConns},
 			app.Config{KeyCacheTTL: cfg.KeyCacheTTL, TemplateRefresh: cfg.TemplateRefresh, Media: cfg.media().Policy(),
-				DailySendCap: cfg.DailySendCap},
+				DailySendCap: cfg.DailySendCap, WhatsAppPhoneNumberID: cfg.WhatsAppPhoneID, WhatsAppWABAID: cfg.WhatsAppWABAID},
 			delivery.Config{LeaseDuration: cfg.LeaseDuration, LiveMPS: cfg.WhatsAppMPS, OptKeywords: keywords},
 			whatsapp.WebhookConfig{AppSecrets: splitList(cfg.WhatsAppAppSecret), VerifyToken: cfg.WhatsAppVerifyToken,
 				PhoneNumberIDs: []string{cfg.WhatsAppPhoneID}},
 			system.PasswordConfig{MaxChecks: cfg.DashboardMaxPasswordChecks},
+			cfg.secretKeys(),
+			delivery.NumbersConfig{EnvPhoneNumberID: cfg.WhatsAppPhoneID},
 			cfg.media(),
 			cfg.webhooks(),
 			cfg.events(),
@@ -140,14 +142,12 @@ func (c *Config) whatsApp() whatsapp.Config {
 		Connections: delivery.Config{LiveMPS: c.WhatsAppMPS}.WithDefaults().DispatchConcurrency}
 }
 
-// cloudAPI provides the Cloud API client when any of its uses is
-// configured, and with it the template source when a business account is
-// set. Every command gets it: the CLI syncs templates too.
+// cloudAPI provides the Cloud API client always (stored numbers send
+// through it, each with its own token), and with it the template source
+// when a business account is set. Every command gets it: the CLI syncs
+// templates too.
 func cloudAPI(cfg *Config) fx.Option {
 	wa := cfg.whatsApp()
-	if !wa.Configured() && !wa.TemplatesConfigured() {
-		return fx.Options()
-	}
 	opts := []fx.Option{fx.Supply(wa), whatsapp.Module}
 	if wa.TemplatesConfigured() {
 		opts = append(opts, whatsapp.TemplateSourceModule)
