@@ -1,0 +1,255 @@
+package domain
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// QualityRating is Meta's quality rating of a business phone number, from
+// the messages its recipients blocked and reported in the last 7 days:
+// GREEN (high), YELLOW (medium), RED (low) or UNKNOWN (not rated yet). The
+// zero value means Meta did not say.
+type QualityRating struct{ s string }
+
+// The quality ratings.
+var (
+	QualityGreen   = QualityRating{"GREEN"}
+	QualityYellow  = QualityRating{"YELLOW"}
+	QualityRed     = QualityRating{"RED"}
+	QualityUnknown = QualityRating{"UNKNOWN"}
+)
+
+// ParseQualityRating reads a rating as Meta spells it (any case). NA, which
+// one of Meta's schemas uses for a number not rated, is UNKNOWN; anything
+// else is invalid_parameter.
+func ParseQualityRating(s string) (QualityRating, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "GREEN", "HIGH":
+		return QualityGreen, nil
+	case "YELLOW", "MEDIUM":
+		return QualityYellow, nil
+	case "RED", "LOW":
+		return QualityRed, nil
+	case "UNKNOWN", "NA":
+		return QualityUnknown, nil
+	}
+	return QualityRating{}, InvalidParameter("qualityRating", "a quality rating is GREEN, YELLOW, RED or UNKNOWN")
+}
+
+func (q QualityRating) String() string { return q.s }
+
+// IsZero reports whether Meta did not say.
+func (q QualityRating) IsZero() bool { return q.s == "" }
+
+// MessagingTier is Meta's messaging limit: how many unique recipients a
+// business portfolio may reach with business-initiated templates in a
+// moving 24 hours. Meta shares it between every number of the portfolio
+// (since October 2025). The zero value means Meta did not say.
+type MessagingTier struct {
+	s     string
+	limit int // unique recipients per 24 h; 0 for unlimited
+}
+
+// The tiers Meta documents (TIER_1K is the older name of the step below
+// 10K, TIER_2K the current one).
+var (
+	Tier50        = MessagingTier{"TIER_50", 50}
+	Tier250       = MessagingTier{"TIER_250", 250}
+	Tier1K        = MessagingTier{"TIER_1K", 1000}
+	Tier2K        = MessagingTier{"TIER_2K", 2000}
+	Tier10K       = MessagingTier{"TIER_10K", 10000}
+	Tier100K      = MessagingTier{"TIER_100K", 100000}
+	TierUnlimited = MessagingTier{"TIER_UNLIMITED", 0}
+)
+
+var messagingTiers = []MessagingTier{Tier50, Tier250, Tier1K, Tier2K, Tier10K, Tier100K, TierUnlimited}
+
+// ParseMessagingTier reads a tier as Meta writes it: a TIER_* name (any
+// case), or the number of recipients it allows, which one of Meta's
+// schemas types as an integer (250, 2000, …; -1 is unlimited). Anything
+// else is invalid_parameter.
+func ParseMessagingTier(s string) (MessagingTier, error) {
+	s = strings.ToUpper(strings.Trim(strings.TrimSpace(s), `"`))
+	for _, t := range messagingTiers {
+		if s == t.s {
+			return t, nil
+		}
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 0 {
+			return TierUnlimited, nil
+		}
+		for _, t := range messagingTiers {
+			if t.limit == n {
+				return t, nil
+			}
+		}
+	}
+	return MessagingTier{}, InvalidParameter("messagingLimitTier",
+		"a messaging limit tier is TIER_250, TIER_2K, TIER_10K, TIER_100K or TIER_UNLIMITED")
+}
+
+func (t MessagingTier) String() string { return t.s }
+
+// IsZero reports whether Meta did not say.
+func (t MessagingTier) IsZero() bool { return t.s == "" }
+
+// Limit is how many unique recipients the tier allows in 24 hours, and
+// false when it sets no limit (unlimited, or not known).
+func (t MessagingTier) Limit() (int, bool) { return t.limit, t.limit > 0 }
+
+// PhoneHealth is what Meta last said of a business number's health: its
+// quality rating and its (portfolio's) messaging limit tier, each with the
+// time it was learnt. Number is Meta's phone number id.
+type PhoneHealth struct {
+	Number    string
+	Quality   QualityRating
+	QualityAt time.Time
+	Tier      MessagingTier
+	TierAt    time.Time
+}
+
+// HealthSource is where a health reading came from: Meta's phone numbers
+// endpoint (read at start and periodically) or one of its webhooks.
+type HealthSource struct{ s string }
+
+// The health sources.
+var (
+	HealthFromRead    = HealthSource{"read"}
+	HealthFromWebhook = HealthSource{"webhook"}
+)
+
+// ParseHealthSource parses a stored source.
+func ParseHealthSource(s string) (HealthSource, error) {
+	for _, h := range []HealthSource{HealthFromRead, HealthFromWebhook} {
+		if s == h.s {
+			return h, nil
+		}
+	}
+	return HealthSource{}, fmt.Errorf("unknown health source %q", s)
+}
+
+func (s HealthSource) String() string { return s.s }
+
+// HealthChange is one change of a number's quality rating or tier, kept
+// with its time: the number's health history. Previous values are zero
+// when nothing was known before.
+type HealthChange struct {
+	Number          string
+	Quality         QualityRating
+	PreviousQuality QualityRating
+	Tier            MessagingTier
+	PreviousTier    MessagingTier
+	Source          HealthSource
+	// Event is Meta's name for what happened (a webhook's event, such as
+	// FLAGGED or UPGRADE); empty for a read.
+	Event string
+	At    time.Time
+}
+
+// HealthReading is what Meta said of a number at one time: a quality
+// rating, a tier, or both (a zero field was not said).
+type HealthReading struct {
+	Quality QualityRating
+	Tier    MessagingTier
+	Source  HealthSource
+	Event   string
+	At      time.Time
+}
+
+// Apply records r on h. It returns the change it made and true, or false
+// when r says nothing new (the same rating and tier, or nothing at all).
+// A reading older than what h holds for a field does not change that
+// field: a late webhook does not undo a newer read.
+func (h *PhoneHealth) Apply(r HealthReading) (HealthChange, bool) {
+	at := r.At.UTC().Truncate(time.Microsecond)
+	ch := HealthChange{Number: h.Number, Source: r.Source, Event: r.Event, At: at,
+		Quality: h.Quality, PreviousQuality: h.Quality, Tier: h.Tier, PreviousTier: h.Tier}
+	changed := false
+	if !r.Quality.IsZero() && r.Quality != h.Quality && !at.Before(h.QualityAt) {
+		h.Quality, h.QualityAt, ch.Quality = r.Quality, at, r.Quality
+		changed = true
+	}
+	if !r.Tier.IsZero() && r.Tier != h.Tier && !at.Before(h.TierAt) {
+		h.Tier, h.TierAt, ch.Tier = r.Tier, at, r.Tier
+		changed = true
+	}
+	return ch, changed
+}
+
+// TurnedRed reports whether the change took the number's quality to RED
+// from anything else: the moment the number's marketing campaigns pause.
+func (c HealthChange) TurnedRed() bool {
+	return c.Quality == QualityRed && c.PreviousQuality != QualityRed
+}
+
+// QualityChanged reports whether the change moved the quality rating.
+func (c HealthChange) QualityChanged() bool { return c.Quality != c.PreviousQuality }
+
+// MessagingWindow is the moving period over which Meta counts the unique
+// recipients of a portfolio's business-initiated templates.
+const MessagingWindow = 24 * time.Hour
+
+// CodeMessagingLimitReached refuses a marketing send that would reach one
+// more unique recipient than the portfolio's messaging limit tier allows
+// in the moving 24 hours.
+const CodeMessagingLimitReached Code = "messaging_limit_reached"
+
+// ErrMessagingLimitReached matches every messaging_limit_reached refusal.
+var ErrMessagingLimitReached = &Error{Code: CodeMessagingLimitReached}
+
+// MessagingLimitError refuses a marketing send past the tier: the send may
+// be made again from FreesAt, when the oldest recipient of the window
+// leaves it. It unwraps to its RetryableError and *Error.
+type MessagingLimitError struct {
+	RetryableError
+	Tier    MessagingTier
+	FreesAt time.Time
+}
+
+// Unwrap returns the retryable error, which carries Retry-After.
+func (e *MessagingLimitError) Unwrap() error { return &e.RetryableError }
+
+// MessagingLimitReached refuses a marketing send: the portfolio has reached
+// tier's count of unique recipients in the moving 24 hours, and a
+// recipient's place frees up at freesAt (now when it is not known).
+func MessagingLimitReached(tier MessagingTier, freesAt, now time.Time) *MessagingLimitError {
+	if freesAt.Before(now) {
+		freesAt = now
+	}
+	limit, _ := tier.Limit()
+	freesAt = freesAt.UTC().Truncate(time.Second).Add(time.Second)
+	return &MessagingLimitError{Tier: tier, FreesAt: freesAt, RetryableError: RetryableError{After: freesAt.Sub(now),
+		Err: &Error{Code: CodeMessagingLimitReached, Param: "phoneNumber",
+			Detail: fmt.Sprintf("the sending number's business has reached its messaging limit (%s: %d unique recipients in a moving 24 hours); marketing sends to new recipients resume at %s",
+				tier, limit, freesAt.Format(time.RFC3339))}}}
+}
+
+// PauseReason is why Herald paused a campaign by itself; the zero value is
+// a pause by a person (or no pause).
+type PauseReason struct{ s string }
+
+// The reasons Herald pauses a campaign.
+var (
+	// PausedQualityRed: the campaign is marketing and its number's quality
+	// rating turned RED (HERALD_PAUSE_ON_RED).
+	PausedQualityRed = PauseReason{"quality_red"}
+)
+
+// ParsePauseReason parses a stored reason; the empty string is none.
+func ParsePauseReason(s string) (PauseReason, error) {
+	switch s {
+	case "":
+		return PauseReason{}, nil
+	case PausedQualityRed.s:
+		return PausedQualityRed, nil
+	}
+	return PauseReason{}, fmt.Errorf("unknown pause reason %q", s)
+}
+
+func (r PauseReason) String() string { return r.s }
+
+// IsZero reports whether there is no reason.
+func (r PauseReason) IsZero() bool { return r.s == "" }
