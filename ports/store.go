@@ -22,6 +22,8 @@ type Store interface {
 	WebhookEventRepository
 	IdempotencyRepository
 	SendCountRepository
+	PhoneHealthRepository
+	MessagingReachRepository
 	OperatorRepository
 	EventWriter
 	EventRepository
@@ -51,6 +53,8 @@ func StorePorts() []any {
 		new(WebhookEventRepository),
 		new(IdempotencyRepository),
 		new(SendCountRepository),
+		new(PhoneHealthRepository),
+		new(MessagingReachRepository),
 		new(OperatorRepository),
 		new(EventWriter),
 		new(EventRepository),
