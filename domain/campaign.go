@@ -47,8 +47,12 @@ type Campaign struct {
 	// Category is Meta's category of the template (template sync, category
 	// webhooks), or the one given for a template defined locally; zero
 	// when not known, which counts as marketing (TemplateCategory).
-	Category  TemplateCategory
-	Status    CampaignStatus
+	Category TemplateCategory
+	Status   CampaignStatus
+	// Number is the business number the campaign sends from; "" for a
+	// campaign from before several numbers, which sends from the number
+	// the HERALD_WHATSAPP_* settings define.
+	Number    BusinessNumberID
 	CreatedAt time.Time
 	UpdatedAt time.Time
 

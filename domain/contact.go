@@ -50,6 +50,10 @@ type Contact struct {
 	// LastInboundAt is when the contact last wrote: their 24-hour
 	// customer-service window runs from it (session.go).
 	LastInboundAt *time.Time
+	// LastNumber is the business number the contact last wrote to; their
+	// session messages leave from it unless another is named. "" when
+	// unknown.
+	LastNumber BusinessNumberID
 }
 
 // Limits on a contact's attributes and tags.

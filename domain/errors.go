@@ -54,6 +54,11 @@ const (
 	CodeEventNotFound           Code = "event_not_found"
 	CodeInvalidWebhookURL       Code = "invalid_webhook_url"
 	CodeInvalidEventType        Code = "invalid_event_type"
+	// CodePhoneNumberNotFound: no business number with this id that the
+	// workspace may use; CodePhoneNumberRequired: the workspace may use
+	// several numbers and the request names none.
+	CodePhoneNumberNotFound Code = "phone_number_not_found"
+	CodePhoneNumberRequired Code = "phone_number_required"
 )
 
 // Codes lists every code the domain defines, so the HTTP adapter's tests can
@@ -71,7 +76,7 @@ func Codes() []Code {
 		CodeDailySendCapReached, CodeInvalidCredentials, CodeSessionNotFound, CodeOperatorNotFound,
 		CodeWhatsAppNotConfigured, CodeOutsideServiceWindow, CodeTemplateInvalid,
 		CodeWebhookEndpointNotFound, CodeEventNotFound, CodeInvalidWebhookURL, CodeInvalidEventType,
-		CodeMessagingLimitReached,
+		CodePhoneNumberNotFound, CodePhoneNumberRequired, CodeMessagingLimitReached,
 	}
 }
 
@@ -138,6 +143,8 @@ var (
 	ErrEventNotFound           = &Error{Code: CodeEventNotFound, Detail: "no event with this id"}
 	ErrInvalidWebhookURL       = &Error{Code: CodeInvalidWebhookURL}
 	ErrInvalidEventType        = &Error{Code: CodeInvalidEventType}
+	ErrPhoneNumberNotFound     = &Error{Code: CodePhoneNumberNotFound, Detail: "no phone number with this id that this workspace may use"}
+	ErrPhoneNumberRequired     = &Error{Code: CodePhoneNumberRequired}
 	// ErrOutsideServiceWindow matches every refusal of a session message
 	// outside the contact's customer-service window.
 	ErrOutsideServiceWindow = &Error{Code: CodeOutsideServiceWindow}
@@ -147,7 +154,7 @@ var (
 // workspace's (which callers cannot tell apart).
 var notFound = []*Error{ErrCampaignNotFound, ErrContactNotFound, ErrMessageNotFound, ErrKeyNotFound,
 	ErrWorkspaceNotFound, ErrTemplateNotFound, ErrWebhookEventNotFound, ErrSessionNotFound, ErrOperatorNotFound,
-	ErrWebhookEndpointNotFound, ErrEventNotFound}
+	ErrWebhookEndpointNotFound, ErrEventNotFound, ErrPhoneNumberNotFound}
 
 // IsNotFound reports whether err is, or wraps, one of the not-found errors
 // (ErrCampaignNotFound, ErrContactNotFound, …): what a page or an answer

@@ -132,6 +132,10 @@ type Message struct {
 	// TraceParent is the W3C traceparent of the request that accepted the
 	// message, "" without tracing: its send's span links back to it.
 	TraceParent string
+	// Number is the business number the message leaves from; "" for a
+	// message from before several numbers (the HERALD_WHATSAPP_* number)
+	// and for test mode's (the sandbox number).
+	Number BusinessNumberID
 }
 
 // NewMessage makes a queued message from a campaign's prepared send.

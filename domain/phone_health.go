@@ -7,64 +7,25 @@ import (
 	"time"
 )
 
-// QualityRating is Meta's quality rating of a business phone number, from
-// the messages its recipients blocked and reported in the last 7 days:
-// GREEN (high), YELLOW (medium), RED (low) or UNKNOWN (not rated yet). The
-// zero value means Meta did not say.
-type QualityRating struct{ s string }
-
-// The quality ratings.
-var (
-	QualityGreen   = QualityRating{"GREEN"}
-	QualityYellow  = QualityRating{"YELLOW"}
-	QualityRed     = QualityRating{"RED"}
-	QualityUnknown = QualityRating{"UNKNOWN"}
+// The messaging limit tiers Meta documents (business_number.go defines
+// MessagingTier): TIER_1K is the older name of the step below 10K, TIER_2K
+// the current one.
+const (
+	Tier50        MessagingTier = "TIER_50"
+	Tier250       MessagingTier = "TIER_250"
+	Tier1K        MessagingTier = "TIER_1K"
+	Tier2K        MessagingTier = "TIER_2K"
+	Tier10K       MessagingTier = "TIER_10K"
+	Tier100K      MessagingTier = "TIER_100K"
+	TierUnlimited MessagingTier = "TIER_UNLIMITED"
 )
 
-// ParseQualityRating reads a rating as Meta spells it (any case). NA, which
-// one of Meta's schemas uses for a number not rated, is UNKNOWN; anything
-// else is invalid_parameter.
-func ParseQualityRating(s string) (QualityRating, error) {
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case "GREEN", "HIGH":
-		return QualityGreen, nil
-	case "YELLOW", "MEDIUM":
-		return QualityYellow, nil
-	case "RED", "LOW":
-		return QualityRed, nil
-	case "UNKNOWN", "NA":
-		return QualityUnknown, nil
-	}
-	return QualityRating{}, InvalidParameter("qualityRating", "a quality rating is GREEN, YELLOW, RED or UNKNOWN")
-}
-
-func (q QualityRating) String() string { return q.s }
-
-// IsZero reports whether Meta did not say.
-func (q QualityRating) IsZero() bool { return q.s == "" }
-
-// MessagingTier is Meta's messaging limit: how many unique recipients a
-// business portfolio may reach with business-initiated templates in a
-// moving 24 hours. Meta shares it between every number of the portfolio
-// (since October 2025). The zero value means Meta did not say.
-type MessagingTier struct {
-	s     string
-	limit int // unique recipients per 24 h; 0 for unlimited
-}
-
-// The tiers Meta documents (TIER_1K is the older name of the step below
-// 10K, TIER_2K the current one).
-var (
-	Tier50        = MessagingTier{"TIER_50", 50}
-	Tier250       = MessagingTier{"TIER_250", 250}
-	Tier1K        = MessagingTier{"TIER_1K", 1000}
-	Tier2K        = MessagingTier{"TIER_2K", 2000}
-	Tier10K       = MessagingTier{"TIER_10K", 10000}
-	Tier100K      = MessagingTier{"TIER_100K", 100000}
-	TierUnlimited = MessagingTier{"TIER_UNLIMITED", 0}
-)
-
-var messagingTiers = []MessagingTier{Tier50, Tier250, Tier1K, Tier2K, Tier10K, Tier100K, TierUnlimited}
+// tierLimits is how many unique recipients each tier allows in the moving
+// 24 hours; 0 is no limit.
+var tierLimits = []struct {
+	tier  MessagingTier
+	limit int
+}{{Tier50, 50}, {Tier250, 250}, {Tier1K, 1000}, {Tier2K, 2000}, {Tier10K, 10000}, {Tier100K, 100000}, {TierUnlimited, 0}}
 
 // ParseMessagingTier reads a tier as Meta writes it: a TIER_* name (any
 // case), or the number of recipients it allows, which one of Meta's
@@ -72,33 +33,30 @@ var messagingTiers = []MessagingTier{Tier50, Tier250, Tier1K, Tier2K, Tier10K, T
 // else is invalid_parameter.
 func ParseMessagingTier(s string) (MessagingTier, error) {
 	s = strings.ToUpper(strings.Trim(strings.TrimSpace(s), `"`))
-	for _, t := range messagingTiers {
-		if s == t.s {
-			return t, nil
+	n, numErr := strconv.Atoi(s)
+	for _, t := range tierLimits {
+		switch {
+		case s == string(t.tier),
+			numErr == nil && n < 0 && t.tier == TierUnlimited,
+			numErr == nil && n > 0 && n == t.limit:
+			return t.tier, nil
 		}
 	}
-	if n, err := strconv.Atoi(s); err == nil {
-		if n < 0 {
-			return TierUnlimited, nil
-		}
-		for _, t := range messagingTiers {
-			if t.limit == n {
-				return t, nil
-			}
-		}
-	}
-	return MessagingTier{}, InvalidParameter("messagingLimitTier",
+	return "", InvalidParameter("messagingLimitTier",
 		"a messaging limit tier is TIER_250, TIER_2K, TIER_10K, TIER_100K or TIER_UNLIMITED")
 }
 
-func (t MessagingTier) String() string { return t.s }
-
-// IsZero reports whether Meta did not say.
-func (t MessagingTier) IsZero() bool { return t.s == "" }
-
-// Limit is how many unique recipients the tier allows in 24 hours, and
-// false when it sets no limit (unlimited, or not known).
-func (t MessagingTier) Limit() (int, bool) { return t.limit, t.limit > 0 }
+// TierLimit is how many unique recipients tier allows in 24 hours, and
+// false when it sets no limit Herald knows (unlimited, not read yet, or a
+// tier Meta named that Herald does not know).
+func TierLimit(tier MessagingTier) (int, bool) {
+	for _, t := range tierLimits {
+		if t.tier == tier {
+			return t.limit, t.limit > 0
+		}
+	}
+	return 0, false
+}
 
 // PhoneHealth is what Meta last said of a business number's health: its
 // quality rating and its (portfolio's) messaging limit tier, each with the
@@ -168,11 +126,11 @@ func (h *PhoneHealth) Apply(r HealthReading) (HealthChange, bool) {
 	ch := HealthChange{Number: h.Number, Source: r.Source, Event: r.Event, At: at,
 		Quality: h.Quality, PreviousQuality: h.Quality, Tier: h.Tier, PreviousTier: h.Tier}
 	changed := false
-	if !r.Quality.IsZero() && r.Quality != h.Quality && !at.Before(h.QualityAt) {
+	if r.Quality != "" && r.Quality != h.Quality && !at.Before(h.QualityAt) {
 		h.Quality, h.QualityAt, ch.Quality = r.Quality, at, r.Quality
 		changed = true
 	}
-	if !r.Tier.IsZero() && r.Tier != h.Tier && !at.Before(h.TierAt) {
+	if r.Tier != "" && r.Tier != h.Tier && !at.Before(h.TierAt) {
 		h.Tier, h.TierAt, ch.Tier = r.Tier, at, r.Tier
 		changed = true
 	}
@@ -219,7 +177,7 @@ func MessagingLimitReached(tier MessagingTier, freesAt, now time.Time) *Messagin
 	if freesAt.Before(now) {
 		freesAt = now
 	}
-	limit, _ := tier.Limit()
+	limit, _ := TierLimit(tier)
 	freesAt = freesAt.UTC().Truncate(time.Second).Add(time.Second)
 	return &MessagingLimitError{Tier: tier, FreesAt: freesAt, RetryableError: RetryableError{After: freesAt.Sub(now),
 		Err: &Error{Code: CodeMessagingLimitReached, Param: "phoneNumber",

@@ -28,6 +28,7 @@ type Store interface {
 	EventWriter
 	EventRepository
 	EndpointRepository
+	NumberRepository
 	DeliveryQueue
 	Transactor
 	Pinger
@@ -59,6 +60,7 @@ func StorePorts() []any {
 		new(EventWriter),
 		new(EventRepository),
 		new(EndpointRepository),
+		new(NumberRepository),
 		new(DeliveryQueue),
 		new(Transactor),
 		new(Pinger),

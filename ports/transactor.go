@@ -25,6 +25,8 @@ type Repos struct {
 	// Events writes the events a change reports, with their deliveries,
 	// in the change's transaction.
 	Events EventWriter
+	// Numbers are the business numbers and Meta apps.
+	Numbers NumberRepository
 }
 
 // Transactor runs a unit of work atomically.

@@ -78,6 +78,9 @@ var statuses = map[domain.Code]statusTitle{
 	domain.CodeEventNotFound:           {404, "Event not found"},
 	domain.CodeInvalidWebhookURL:       {422, "Invalid webhook URL"},
 	domain.CodeInvalidEventType:        {422, "Invalid event type"},
+	// Business numbers.
+	domain.CodePhoneNumberNotFound: {404, "Phone number not found"},
+	domain.CodePhoneNumberRequired: {422, "Phone number required"},
 	// The dashboard's codes: /v1 never answers them, but every code has a
 	// status.
 	domain.CodeInvalidCredentials: {401, "Invalid credentials"},

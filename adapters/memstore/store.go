@@ -59,6 +59,8 @@ func New() *Store {
 		endpoints:   map[domain.WebhookEndpointID]domain.WebhookEndpoint{},
 		deliveries:  map[deliveryKey]delivery{},
 		attempts:    map[int64]storedAttempt{},
+		numbers:     map[domain.BusinessNumberID]domain.BusinessNumber{},
+		apps:        map[string]domain.MetaApp{},
 	}
 	return &Store{repos{st: st, enter: st.lock}}
 }
@@ -101,6 +103,8 @@ type state struct {
 	endpoints   map[domain.WebhookEndpointID]domain.WebhookEndpoint
 	deliveries  map[deliveryKey]delivery
 	attempts    map[int64]storedAttempt // by the order recorded
+	numbers     map[domain.BusinessNumberID]domain.BusinessNumber
+	apps        map[string]domain.MetaApp // by Meta's app id
 }
 
 // lock takes the store's lock for one call outside a transaction.

@@ -35,16 +35,17 @@ type contactRow struct {
 	UpdatedAt       dbTime     `db:"updated_at"`
 	LastMessageAt   nullTime   `db:"last_message_at"`
 	LastInboundAt   nullTime   `db:"last_inbound_at"`
+	LastNumber      string     `db:"last_number_id"`
 }
 
 const contactColumns = `id, workspace_id, mode, conversation_id, phone_number, name, email, attributes, tags, opted_out,
 opt_out_changed_at, marketing_stopped, marketing_changed_at, wa_id, profile_name, number_key, user_id, parent_user_id,
-username, created_at, updated_at, last_message_at, last_inbound_at`
+username, created_at, updated_at, last_message_at, last_inbound_at, last_number_id`
 
 // contactValues are the named parameters of contactColumns, in order.
 const contactValues = `:id, :workspace_id, :mode, :conversation_id, :phone_number, :name, :email, :attributes, :tags,
 :opted_out, :opt_out_changed_at, :marketing_stopped, :marketing_changed_at, :wa_id, :profile_name, :number_key, :user_id,
-:parent_user_id, :username, :created_at, :updated_at, :last_message_at, :last_inbound_at`
+:parent_user_id, :username, :created_at, :updated_at, :last_message_at, :last_inbound_at, :last_number_id`
 
 func toContactRow(c domain.Contact) (contactRow, error) {
 	attrs, err := toJSON(c.Attributes)
@@ -63,7 +64,7 @@ func toContactRow(c domain.Contact) (contactRow, error) {
 		ProfileName: c.ProfileName, NumberKey: nullString(c.NumberKey()), UserID: nullString(c.UserID),
 		ParentUserID: c.ParentUserID, Username: c.Username,
 		CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt), LastMessageAt: newNullTime(c.LastMessageAt),
-		LastInboundAt: newNullTime(c.LastInboundAt),
+		LastInboundAt: newNullTime(c.LastInboundAt), LastNumber: string(c.LastNumber),
 	}, nil
 }
 
@@ -89,7 +90,7 @@ func (r contactRow) toDomain() (domain.Contact, error) {
 		UserID: string(r.UserID), ParentUserID: r.ParentUserID, Username: r.Username,
 		Marketing: domain.MarketingPreference{Stopped: r.MarketingStop, ChangedAt: r.MarketingAt.ptr()},
 		CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(), LastMessageAt: r.LastMessageAt.ptr(),
-		LastInboundAt: r.LastInboundAt.ptr(),
+		LastInboundAt: r.LastInboundAt.ptr(), LastNumber: domain.BusinessNumberID(r.LastNumber),
 	}, nil
 }
 
@@ -119,7 +120,7 @@ SET phone_number = excluded.phone_number, name = excluded.name, email = excluded
     marketing_changed_at = excluded.marketing_changed_at, wa_id = excluded.wa_id, profile_name = excluded.profile_name,
     number_key = excluded.number_key, user_id = excluded.user_id, parent_user_id = excluded.parent_user_id,
     username = excluded.username, created_at = excluded.created_at, updated_at = excluded.updated_at, last_message_at = excluded.last_message_at,
-    last_inbound_at = excluded.last_inbound_at
+    last_inbound_at = excluded.last_inbound_at, last_number_id = excluded.last_number_id
 WHERE contacts.workspace_id = excluded.workspace_id AND contacts.mode = excluded.mode`
 	if len(cs) == 0 {
 		return nil
@@ -347,7 +348,7 @@ SET phone_number = :phone_number, name = :name, email = :email, attributes = :at
     marketing_changed_at = :marketing_changed_at, wa_id = :wa_id,
     profile_name = :profile_name, number_key = :number_key, user_id = :user_id, parent_user_id = :parent_user_id,
     username = :username, created_at = :created_at, updated_at = :updated_at, last_message_at = :last_message_at,
-    last_inbound_at = :last_inbound_at
+    last_inbound_at = :last_inbound_at, last_number_id = :last_number_id
 WHERE workspace_id = :workspace_id AND id = :id`
 	var c domain.Contact
 	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {

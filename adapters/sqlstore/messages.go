@@ -40,6 +40,7 @@ type messageRow struct {
 	Kind           string        `db:"kind"`
 	Session        nullJSON      `db:"session"`
 	ReplyTo        string        `db:"reply_to"`
+	NumberID       string        `db:"business_number_id"`
 	TraceParent    string        `db:"trace_parent"`
 
 	// The timeline: when the message first reached each status
@@ -53,7 +54,8 @@ type messageRow struct {
 
 const messageColumns = `id, workspace_id, campaign_id, contact_id, key_id, mode, phone_number, template_name,
 language, header_format, variables, media_header_url, media_filename, parameters, rendered_body, status, history, provider_id,
-wa_id, failure_code, failure_title, failure_herald_code, pricing, created_at, updated_at, trace_parent, kind, session, reply_to`
+wa_id, failure_code, failure_title, failure_herald_code, pricing, created_at, updated_at, trace_parent, kind, session, reply_to,
+business_number_id`
 
 // messageTimelineColumns are written with every write of a message (a claim
 // only adds sending, which no timeline column records) and read only by
@@ -139,7 +141,7 @@ func toMessageRow(m domain.Message) (messageRow, error) {
 	}
 	row := messageRow{Parameters: params,
 		ID: string(m.ID), WorkspaceID: string(m.Workspace), CampaignID: nullString(m.CampaignID),
-		Kind: kind, Session: session, ReplyTo: m.ReplyTo,
+		Kind: kind, Session: session, ReplyTo: m.ReplyTo, NumberID: string(m.Number),
 		ContactID: string(m.ContactID), KeyID: string(m.KeyID), Mode: m.Mode.String(),
 		PhoneNumber: m.Phone.String(), TemplateName: m.TemplateName, Language: m.Language,
 		HeaderFormat: m.HeaderFormat.String(), Variables: vars, MediaHeaderURL: m.MediaHeaderURL,
@@ -205,7 +207,7 @@ func (r messageRow) toDomain() (domain.Message, error) {
 		MediaHeaderURL: r.MediaHeaderURL, MediaFilename: r.MediaFilename, Values: values, RenderedBody: r.RenderedBody, Status: status, History: history,
 		ProviderID: string(r.ProviderID), WaID: r.WaID, Pricing: pricing, CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
 		TraceParent: r.TraceParent,
-		Kind:        r.Kind, ReplyTo: r.ReplyTo,
+		Kind:        r.Kind, ReplyTo: r.ReplyTo, Number: domain.BusinessNumberID(r.NumberID),
 	}
 	var session domain.SessionContent
 	if ok, err := r.Session.decode(&session); err != nil {
@@ -226,7 +228,8 @@ func (s *Store) CreateMessages(ctx context.Context, ms ...domain.Message) error 
 	const q = `INSERT INTO messages (` + messageColumns + `, ` + messageTimelineColumns + `, due_at, attempts)
 VALUES (:id, :workspace_id, :campaign_id, :contact_id, :key_id, :mode, :phone_number, :template_name,
 :language, :header_format, :variables, :media_header_url, :media_filename, :parameters, :rendered_body, :status, :history,
-:provider_id, :wa_id, :failure_code, :failure_title, :failure_herald_code, :pricing, :created_at, :updated_at, :trace_parent, :kind, :session, :reply_to, :sent_at, :delivered_at, :read_at, :failed_at,
+:provider_id, :wa_id, :failure_code, :failure_title, :failure_herald_code, :pricing, :created_at, :updated_at, :trace_parent, :kind, :session, :reply_to,
+:business_number_id, :sent_at, :delivered_at, :read_at, :failed_at,
 :created_at, 0)`
 	if len(ms) == 0 {
 		return nil

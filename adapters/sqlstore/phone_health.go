@@ -18,10 +18,7 @@ type phoneHealthRow struct {
 }
 
 func (r phoneHealthRow) toDomain() (domain.PhoneHealth, error) {
-	q, err := parseStored("quality rating", r.Quality, domain.ParseQualityRating)
-	if err != nil {
-		return domain.PhoneHealth{}, err
-	}
+	q := domain.ParseQualityRating(r.Quality)
 	t, err := parseStored("messaging tier", r.Tier, domain.ParseMessagingTier)
 	if err != nil {
 		return domain.PhoneHealth{}, err
@@ -50,12 +47,7 @@ type healthChangeRow struct {
 func (r healthChangeRow) toDomain() (domain.HealthChange, error) {
 	var ch domain.HealthChange
 	var err error
-	if ch.Quality, err = parseStored("quality rating", r.Quality, domain.ParseQualityRating); err != nil {
-		return ch, err
-	}
-	if ch.PreviousQuality, err = parseStored("quality rating", r.PreviousQuality, domain.ParseQualityRating); err != nil {
-		return ch, err
-	}
+	ch.Quality, ch.PreviousQuality = domain.ParseQualityRating(r.Quality), domain.ParseQualityRating(r.PreviousQuality)
 	if ch.Tier, err = parseStored("messaging tier", r.Tier, domain.ParseMessagingTier); err != nil {
 		return ch, err
 	}
@@ -113,12 +105,12 @@ VALUES (:number, :quality, :previous_quality, :tier, :previous_tier, :source, :e
 		if ch, changed = h.Apply(r); !changed {
 			return nil
 		}
-		if _, err := ts.exec(ctx, qSet, map[string]any{"number": number, "quality": h.Quality.String(),
-			"quality_at": optionalTime(h.QualityAt), "tier": h.Tier.String(), "tier_at": optionalTime(h.TierAt)}); err != nil {
+		if _, err := ts.exec(ctx, qSet, map[string]any{"number": number, "quality": string(h.Quality),
+			"quality_at": optionalTime(h.QualityAt), "tier": string(h.Tier), "tier_at": optionalTime(h.TierAt)}); err != nil {
 			return ts.fail(op, err, nil)
 		}
-		_, err = ts.exec(ctx, qLog, healthChangeRow{Number: number, Quality: ch.Quality.String(),
-			PreviousQuality: ch.PreviousQuality.String(), Tier: ch.Tier.String(), PreviousTier: ch.PreviousTier.String(),
+		_, err = ts.exec(ctx, qLog, healthChangeRow{Number: number, Quality: string(ch.Quality),
+			PreviousQuality: string(ch.PreviousQuality), Tier: string(ch.Tier), PreviousTier: string(ch.PreviousTier),
 			Source: ch.Source.String(), Event: ch.Event, At: newDBTime(ch.At)})
 		return ts.fail(op, err, nil)
 	})

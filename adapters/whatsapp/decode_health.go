@@ -57,7 +57,7 @@ func readTier(raws ...json.RawMessage) domain.MessagingTier {
 			return t
 		}
 	}
-	return domain.MessagingTier{}
+	return ""
 }
 
 // qualityUpdate reads a phone_number_quality_update change. FLAGGED says
@@ -84,7 +84,7 @@ func (d *decoder) qualityUpdate(at, account string, when time.Time, raw json.Raw
 	case e.DisplayNumber == "":
 		d.skip(at, "quality update %s names no number", short(e.Event))
 		return
-	case e.Quality.IsZero() && e.Tier.IsZero():
+	case e.Quality == "" && e.Tier == "":
 		d.skip(at, "quality update %s says no quality or tier Herald reads", short(e.Event))
 		return
 	}
@@ -100,7 +100,7 @@ func (d *decoder) capabilityUpdate(at, account string, when time.Time, raw json.
 		return
 	}
 	tier := readTier(v.MaxPerBusiness, v.MaxPerPhone)
-	if tier.IsZero() {
+	if tier == "" {
 		d.skip(at, "capability update gives no messaging limit Herald reads")
 		return
 	}

@@ -11,8 +11,6 @@ import (
 	"github.com/heraldhq/herald/test/fakemeta"
 )
 
-var healthOp = cmp.AllowUnexported(domain.QualityRating{}, domain.MessagingTier{})
-
 // TestQualityUpdateDecode reads phone_number_quality_update and
 // business_capability_update: FLAGGED is RED, UNFLAGGED no longer RED
 // (UNKNOWN until Meta is read), other events carry the tier only; the tier
@@ -44,7 +42,7 @@ func TestQualityUpdateDecode(t *testing.T) {
 		{Account: waba, Tier: domain.TierUnlimited, At: at},
 	}
 	// BatchChanges keeps the first entry's time for every change.
-	if d := cmp.Diff(want, batch.Health, healthOp); d != "" {
+	if d := cmp.Diff(want, batch.Health); d != "" {
 		t.Errorf("health (-want +got):\n%s", d)
 	}
 	wantSkipped := []string{

@@ -76,6 +76,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Operators", operatorTests},
 		{"Events", eventTests},
 		{"Endpoints", endpointTests},
+		{"Numbers", numberTests},
 		{"Tx", txTests},
 	}
 	for _, g := range groups {

@@ -95,7 +95,7 @@ func testPhoneHealthRolledBack(t *testing.T, s Store) {
 	})
 	mustBe(t, "WithinTx", err, boom)
 	h, err := s.GetPhoneHealth(ctx, number)
-	if err != nil || !h.Quality.IsZero() {
+	if err != nil || h.Quality != "" {
 		t.Fatalf("after rollback: %+v %v", h, err)
 	}
 	if got, err := s.ListPhoneHealthChanges(ctx, number, 10); err != nil || len(got) != 0 {
@@ -133,7 +133,7 @@ func testPhoneHealthConcurrent(t *testing.T, s Store) {
 			t.Fatalf("change %d replaced %s, but the change before it set %s", i, got[i].PreviousQuality, got[i+1].Quality)
 		}
 	}
-	if !got[len(got)-1].PreviousQuality.IsZero() {
+	if got[len(got)-1].PreviousQuality != "" {
 		t.Fatalf("the first change replaced %s", got[len(got)-1].PreviousQuality)
 	}
 }
