@@ -24,6 +24,10 @@ type PhoneHealthRepository interface {
 	// ListPhoneHealthChanges returns the number's changes, newest first,
 	// at most limit (1 to 1000).
 	ListPhoneHealthChanges(ctx context.Context, number string, limit int) ([]domain.HealthChange, error)
+	// ListCampaignsOnNumber returns every campaign bound to the business
+	// number, in every workspace and status, by id: those a quality drop
+	// pauses, and the workspaces told of it.
+	ListCampaignsOnNumber(ctx context.Context, number domain.BusinessNumberID) ([]domain.Campaign, error)
 }
 
 // MessagingReachRepository counts the unique recipients that a business

@@ -106,3 +106,16 @@ func (r *repos) PurgeReach(ctx context.Context, before time.Time) (int, error) {
 	before = utc(before)
 	return deleteWhere(r.st, r.st.reach, func(_ reachKey, at time.Time) bool { return at.Before(before) }), nil
 }
+
+// ListCampaignsOnNumber returns the campaigns bound to the number, by id.
+func (r *repos) ListCampaignsOnNumber(ctx context.Context, number domain.BusinessNumberID) ([]domain.Campaign, error) {
+	defer r.enter(ctx)()
+	var out []domain.Campaign
+	for _, c := range r.st.campaigns {
+		if c.Number == number {
+			out = append(out, copyCampaign(c))
+		}
+	}
+	slices.SortFunc(out, func(a, b domain.Campaign) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}

@@ -214,3 +214,14 @@ func (s *Store) PurgeReach(ctx context.Context, before time.Time) (int, error) {
 	const q = `DELETE FROM messaging_reach WHERE reached_at < :before`
 	return s.purge(ctx, "purge reach", q, before)
 }
+
+// ListCampaignsOnNumber returns the campaigns bound to the number, by id.
+func (s *Store) ListCampaignsOnNumber(ctx context.Context, number domain.BusinessNumberID) ([]domain.Campaign, error) {
+	const q = `SELECT ` + campaignColumns + ` FROM campaigns WHERE business_number_id = :number ORDER BY id`
+	var rows []campaignRow
+	if err := s.selectAll(ctx, &rows, q, map[string]any{"number": string(number)}); err != nil {
+		return nil, s.fail("list campaigns on number", err, nil)
+	}
+	out, err := campaignsFrom(rows)
+	return out, s.fail("list campaigns on number", err, nil)
+}

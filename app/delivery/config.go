@@ -23,6 +23,10 @@ type Config struct {
 	// OptKeywords are the words that opt a contact out or back in; the
 	// zero value means STOP and UNSUBSCRIBE out, START in.
 	OptKeywords domain.OptKeywords
+	// KeepMarketingOnRed keeps marketing campaigns sending when their
+	// number's quality turns RED (HERALD_PAUSE_ON_RED=false); by default
+	// they pause by themselves.
+	KeepMarketingOnRed bool
 }
 
 // WithDefaults fills zero fields with defaults.

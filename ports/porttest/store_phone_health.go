@@ -17,6 +17,7 @@ var phoneHealthTests = []storeTest{
 	{"RolledBackWithTx", testPhoneHealthRolledBack},
 	{"ConcurrentRecords", testPhoneHealthConcurrent},
 	{"CampaignPausedReason", testCampaignPausedReason},
+	{"CampaignsOnNumber", testCampaignsOnNumber},
 }
 
 var reachTests = []storeTest{
@@ -277,4 +278,29 @@ func testCampaignPausedReason(t *testing.T, s Store) {
 	if read, err = s.GetCampaign(f.ctx, f.ws, c.ID); err != nil || !read.PausedReason.IsZero() {
 		t.Fatalf("activated, read back: %q %v", read.PausedReason, err)
 	}
+}
+
+// testCampaignsOnNumber: the campaigns bound to a number, whatever their
+// workspace and status, and no others.
+func testCampaignsOnNumber(t *testing.T, s Store) {
+	f, g := newFixture(t, s), newFixture(t, s)
+	number := domain.BusinessNumberID(NewID(domain.PrefixBusinessNumber))
+	var want []domain.Campaign
+	for _, fx := range []*fixture{f, g} {
+		c := NewCampaign(t, fx.ws)
+		c.Number = number
+		if err := s.CreateCampaign(fx.ctx, c); err != nil {
+			t.Fatalf("CreateCampaign: %v", err)
+		}
+		want = append(want, c)
+	}
+	f.campaign() // on no number
+	if want[1].ID < want[0].ID {
+		want[0], want[1] = want[1], want[0]
+	}
+	got, err := s.ListCampaignsOnNumber(t.Context(), number)
+	if err != nil {
+		t.Fatalf("ListCampaignsOnNumber: %v", err)
+	}
+	mustEqual(t, "campaigns on the number", want, got)
 }
