@@ -178,7 +178,10 @@ func MessagingLimitReached(tier MessagingTier, freesAt, now time.Time) *Messagin
 		freesAt = now
 	}
 	limit, _ := TierLimit(tier)
-	freesAt = freesAt.UTC().Truncate(time.Second).Add(time.Second)
+	freesAt = freesAt.UTC()
+	if t := freesAt.Truncate(time.Second); t.Before(freesAt) {
+		freesAt = t.Add(time.Second) // Retry-After is whole seconds, rounded up
+	}
 	return &MessagingLimitError{Tier: tier, FreesAt: freesAt, RetryableError: RetryableError{After: freesAt.Sub(now),
 		Err: &Error{Code: CodeMessagingLimitReached, Param: "phoneNumber",
 			Detail: fmt.Sprintf("the sending number's business has reached its messaging limit (%s: %d unique recipients in a moving 24 hours); marketing sends to new recipients resume at %s",

@@ -102,7 +102,7 @@ func TestPhoneHealthApply(t *testing.T) {
 func TestMessagingLimitReached(t *testing.T) {
 	t.Parallel()
 	now := t0.Add(500 * time.Millisecond)
-	err := domain.MessagingLimitReached(domain.Tier250, t0.Add(90*time.Minute), now)
+	err := domain.MessagingLimitReached(domain.Tier250, t0.Add(90*time.Minute+time.Millisecond), now)
 	var re *domain.RetryableError
 	if !errors.Is(err, domain.ErrMessagingLimitReached) || !errors.As(err, &re) {
 		t.Fatalf("%v is not a retryable messaging_limit_reached", err)
