@@ -131,19 +131,19 @@ type NumberSpec struct {
 	Workspaces    []WorkspaceID
 }
 
-// Check validates the spec: Meta's ids are digits (the app's may be
-// absent), the names are plain text of a sensible length, the pace is
+// Check validates the spec: Meta's ids are plain tokens that fit in a URL
+// path (Meta's are digits; the account's and the app's may be absent), the names are plain text of a sensible length, the pace is
 // within Meta's limits, and a number is offered to every workspace or to
 // some.
 func (s NumberSpec) Check() error {
 	if !metaIDOK(s.MetaID) {
-		return InvalidParameter("phoneNumberId", "Meta's phone number id is 1 to 32 digits")
+		return InvalidParameter("metaPhoneNumberId", "Meta's phone number id is 1 to 64 letters, digits, - or _ (Meta's are digits)")
 	}
-	if !metaIDOK(s.WABAID) {
-		return InvalidParameter("wabaId", "the WhatsApp Business Account id is 1 to 32 digits")
+	if s.WABAID != "" && !metaIDOK(s.WABAID) {
+		return InvalidParameter("wabaId", "the WhatsApp Business Account id is 1 to 64 letters, digits, - or _ (Meta's are digits)")
 	}
 	if s.AppID != "" && !metaIDOK(s.AppID) {
-		return InvalidParameter("appId", "the Meta app id is 1 to 32 digits")
+		return InvalidParameter("appId", "the Meta app id is 1 to 64 letters, digits, - or _ (Meta's are digits)")
 	}
 	for _, f := range []struct{ param, what, v string }{
 		{"displayNumber", "the display number", s.DisplayNumber},
@@ -210,12 +210,14 @@ func TokenHint(token string) string {
 	return token[len(token)-4:]
 }
 
-// metaIDOK reports whether s looks like one of Meta's numeric ids.
+// metaIDOK reports whether s can be one of Meta's ids: digits in practice;
+// letters, - and _ are let through for test servers, nothing that would
+// change a URL path.
 func metaIDOK(s string) bool {
-	if s == "" || len(s) > 32 {
+	if s == "" || len(s) > 64 {
 		return false
 	}
-	return strings.Trim(s, "0123456789") == ""
+	return strings.Trim(s, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") == ""
 }
 
 // MetaApp is a Meta app whose webhooks Herald receives: its id and its app
@@ -232,7 +234,7 @@ type MetaApp struct {
 // CheckMetaAppID validates a Meta app id.
 func CheckMetaAppID(id string) error {
 	if !metaIDOK(id) {
-		return InvalidParameter("appId", "the Meta app id is 1 to 32 digits")
+		return InvalidParameter("appId", "the Meta app id is 1 to 64 letters, digits, - or _ (Meta's are digits)")
 	}
 	return nil
 }

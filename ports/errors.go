@@ -21,3 +21,7 @@ var ErrSecretKeyUnknown = errors.New("the secret was sealed under a key this ser
 // ErrSecretUnreadable means a sealed secret does not open under its key:
 // altered, or moved onto another row.
 var ErrSecretUnreadable = errors.New("the sealed secret does not open under its key")
+
+// ErrNoSecretKey means a secret must be stored and the server has no key
+// to seal it with (HERALD_SECRET_KEY or HERALD_SECRET_KEY_FILE).
+var ErrNoSecretKey = errors.New("no secret key is configured: set HERALD_SECRET_KEY or HERALD_SECRET_KEY_FILE")

@@ -49,11 +49,40 @@ type NumberRepository interface {
 // does not open. Sealing uses the current key; opening finds the key by the
 // sealed value's key id.
 type SecretSealer interface {
-	// KeyID names the current key.
+	// KeyID names the current key; "" when the server holds none (then
+	// Seal fails with ErrNoSecretKey).
 	KeyID() string
+	// Holds reports whether the key named keyID is held, current or
+	// previous.
+	Holds(keyID string) bool
 	// Seal encrypts plaintext under the current key.
 	Seal(plaintext, associated []byte) (domain.SealedSecret, error)
 	// Open decrypts s; ErrSecretKeyUnknown when s's key is not held, and
 	// ErrSecretUnreadable when s does not open under it.
 	Open(s domain.SealedSecret, associated []byte) ([]byte, error)
+}
+
+//go:generate go tool moq -rm -pkg portsmock -out portsmock/cloud_clients.go . CloudClients
+
+// NumberCredentials are what a Cloud API call needs to act for one
+// business number: Meta's id of the number, its business account and its
+// access token (in clear: held in memory only while the server runs).
+type NumberCredentials struct {
+	PhoneNumberID string
+	WABAID        string
+	AccessToken   string
+}
+
+// NumberClient acts for one business number: it sends from it, marks
+// messages it received read, and reads its business account's templates.
+type NumberClient interface {
+	WhatsAppSender
+	ReadMarker
+	TemplateSource
+}
+
+// CloudClients makes a client for each business number, all sharing one
+// connection pool.
+type CloudClients interface {
+	ForNumber(c NumberCredentials) NumberClient
 }

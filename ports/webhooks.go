@@ -124,3 +124,10 @@ type TemplateStatusEvent struct {
 	Reason string
 	At     time.Time
 }
+
+// AppSecretSource gives the app secrets of the Meta apps stored as data
+// (in clear, held in memory only), beside those the configuration names:
+// a webhook call signed by any of them is Meta's.
+type AppSecretSource interface {
+	AppSecrets() [][]byte
+}

@@ -46,6 +46,14 @@ func New(cfg Config) *Client {
 	return &Client{cfg: cfg, http: &http.Client{Timeout: cfg.Timeout, CheckRedirect: noRedirects, Transport: tr}}
 }
 
+// ForNumber returns a client that acts for another business number with
+// its own token, sharing c's connections.
+func (c *Client) ForNumber(n ports.NumberCredentials) ports.NumberClient {
+	cfg := c.cfg
+	cfg.PhoneNumberID, cfg.WABAID, cfg.AccessToken = n.PhoneNumberID, n.WABAID, n.AccessToken
+	return &Client{cfg: cfg, http: c.http}
+}
+
 type sendResponse struct {
 	Contacts []struct {
 		Input string `json:"input"`
@@ -176,4 +184,6 @@ func redact(err error, token string) error {
 var (
 	_ ports.WhatsAppSender = (*Client)(nil)
 	_ ports.ReadMarker     = (*Client)(nil)
+	_ ports.CloudClients   = (*Client)(nil)
+	_ ports.NumberClient   = (*Client)(nil)
 )

@@ -6,10 +6,11 @@ import (
 	"github.com/heraldhq/herald/ports"
 )
 
-// Module provides the one Cloud API *Client. It needs a Config. Add
+// Module provides the one Cloud API *Client, also as the ports.CloudClients
+// that act for each stored business number. It needs a Config. Add
 // SenderModule and TemplateSourceModule for the uses that are configured;
 // both are the same client.
-var Module = fx.Module("whatsapp", fx.Provide(New))
+var Module = fx.Module("whatsapp", fx.Provide(New, func(c *Client) ports.CloudClients { return c }))
 
 // SenderModule provides the client as the `name:"live"` sender. It needs
 // Module.
@@ -28,7 +29,24 @@ var TemplateSourceModule = fx.Module("whatsapp.templates",
 // decoding (ports.WebhookDecoder) and the business numbers that are
 // Herald's (ports.BusinessNumbers), all one *Webhooks. It needs a WebhookConfig, and not Module:
 // webhooks are received even when nothing is sent through the Cloud API.
+//
+// When a ports.AppSecretSource is in the graph (delivery.Module's stored
+// numbers), the stored Meta apps' secrets sign calls too.
 var WebhookModule = fx.Module("whatsapp.webhooks",
-	fx.Provide(fx.Annotate(NewWebhooks, fx.As(new(ports.WebhookVerifier)), fx.As(new(ports.WebhookDecoder)),
+	fx.Provide(fx.Annotate(newWebhooks, fx.As(new(ports.WebhookVerifier)), fx.As(new(ports.WebhookDecoder)),
 		fx.As(new(ports.BusinessNumbers)))),
 )
+
+type webhookParams struct {
+	fx.In
+	Config WebhookConfig
+	Stored ports.AppSecretSource `optional:"true"`
+}
+
+func newWebhooks(p webhookParams) *Webhooks {
+	w := NewWebhooks(p.Config)
+	if p.Stored != nil {
+		w = w.WithStoredSecrets(p.Stored)
+	}
+	return w
+}

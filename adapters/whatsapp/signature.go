@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"slices"
 	"strings"
 
 	"github.com/heraldhq/herald/domain"
@@ -30,7 +31,8 @@ func (w *Webhooks) VerifySubscription(mode, token string) error {
 
 // VerifySignature checks X-Hub-Signature-256: exactly "sha256=" and 64
 // lowercase hex digits, the HMAC-SHA256 of the raw body under one of the
-// app secrets. Every secret is tried, so the time taken does not say which
+// app secrets, configured or stored with a Meta app (several apps may send
+// to one Herald, each signing with its own). Every secret is tried, so the time taken does not say which
 // one matched.
 func (w *Webhooks) VerifySignature(body []byte, header string) error {
 	digits, ok := strings.CutPrefix(header, "sha256=")
@@ -42,7 +44,11 @@ func (w *Webhooks) VerifySignature(body []byte, header string) error {
 		return domain.ErrInvalidSignature
 	}
 	matched := false
-	for _, secret := range w.secrets {
+	secrets := w.secrets
+	if w.stored != nil {
+		secrets = append(slices.Clip(secrets), w.stored.AppSecrets()...)
+	}
+	for _, secret := range secrets {
 		mac := hmac.New(sha256.New, secret)
 		mac.Write(body)
 		if hmac.Equal(mac.Sum(nil), want) {

@@ -21,6 +21,7 @@ type WebhookConfig struct {
 // are Herald's (numbers.go).
 type Webhooks struct {
 	secrets [][]byte
+	stored  ports.AppSecretSource // nil: the configured secrets only
 	token   string
 	numbers map[string]bool
 }
@@ -39,6 +40,13 @@ func NewWebhooks(cfg WebhookConfig) *Webhooks {
 			w.secrets = append(w.secrets, []byte(s))
 		}
 	}
+	return w
+}
+
+// WithStoredSecrets returns w checking signatures with the stored apps'
+// secrets too.
+func (w *Webhooks) WithStoredSecrets(src ports.AppSecretSource) *Webhooks {
+	w.stored = src
 	return w
 }
 

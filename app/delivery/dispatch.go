@@ -36,11 +36,12 @@ type Dispatcher struct {
 	metrics  ports.Metrics
 	inFlight sync.WaitGroup
 
-	mu         sync.Mutex
-	leased     map[domain.MessageID]struct{} // claimed and not yet recorded
-	authPaused time.Time                     // live sends wait until then: Meta refused the credentials
+	mu     sync.Mutex
+	leased map[domain.MessageID]struct{} // claimed and not yet recorded
 
-	pacer *pacer // the live sender number's pace
+	// numbers route live messages to their number's sender, pace and
+	// auth pause (numbers.go).
+	numbers *Numbers
 
 	ambiguous atomic.Int64 // sends whose outcome was unknown, retried
 	// unconfigured is set once a live message was claimed without a live
@@ -56,15 +57,23 @@ func NewDispatcher(queue ports.MessageQueue, tx ports.Transactor, optOuts ports.
 	d := &Dispatcher{queue: queue, tx: tx, optOuts: optOuts, camps: camps, senders: senders, clock: clock, emit: emit, wake: wake,
 		cfg: cfg.WithDefaults(), owner: ids.NewID("dsp"), log: obs.Logger("dispatcher"),
 		obs: obs, metrics: obs.Metrics(), leased: map[domain.MessageID]struct{}{}}
-	d.pacer = newPacer(d.cfg.LiveMPS)
+	d.numbers = senders.Numbers
+	if d.numbers == nil {
+		d.numbers = NewNumbers(nil, nil, nil, senders.Live, NumbersConfig{}, d.cfg, clock)
+	}
 	return d
 }
 
-// LiveError reports why live sends are paused, or nil when they are not.
+// LiveError reports why live sends are paused, or nil when they are not:
+// the token of the default number (HERALD_WHATSAPP_*'s, or the only one)
+// was refused by Meta. Another number's refused token pauses that number
+// only, and the server stays ready for the others.
 func (d *Dispatcher) LiveError() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.clock.Now().Before(d.authPaused) {
+	ln, err := d.numbers.route(context.Background(), "")
+	if err != nil || ln == nil || ln.sender == nil {
+		return nil
+	}
+	if d.clock.Now().Before(d.numbers.pausedUntil(ln.token)) {
 		return errLivePaused
 	}
 	return nil
@@ -341,12 +350,24 @@ func recordWaID(ctx context.Context, contacts ports.ContactRepository, m domain.
 	return err
 }
 
-// call sends m through the sender for its mode. Live sends keep the number's
-// pace and are held back, without calling Meta, while the credentials are
+// call sends m through the sender for its mode: a live message from its
+// business number, with that number's token. Live sends keep the number's
+// pace and are held back, without calling Meta, while the number's token is
 // known to be refused.
 func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResult, error) {
 	live := m.Mode == domain.ModeLive
 	sender := d.senders.For(m.Mode)
+	var number *liveNumber
+	if live {
+		var err error
+		if number, err = d.numbers.route(ctx, m.Number); err != nil {
+			d.log.Warn("a live message is due from a phone number this server no longer has; it waits",
+				"message_id", string(m.ID), "phone_number", string(m.Number))
+			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Title: err.Error(),
+				RetryAfter: d.cfg.AuthPause, Err: err}
+		}
+		sender = number.sender
+	}
 	if sender == nil {
 		if d.unconfigured.CompareAndSwap(false, true) {
 			d.log.Error("a live message is due but this server has no WhatsApp Cloud API number configured; it is not sent, and waits",
@@ -356,14 +377,12 @@ func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResu
 			RetryAfter: d.cfg.AuthPause, Err: errors.New(liveNotConfigured)}
 	}
 	if live {
-		if err := d.LiveError(); err != nil {
-			d.mu.Lock()
-			wait := d.authPaused.Sub(d.clock.Now())
-			d.mu.Unlock()
-			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, RetryAfter: wait, Err: err}
+		if until := d.numbers.pausedUntil(number.token); d.clock.Now().Before(until) {
+			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, RetryAfter: until.Sub(d.clock.Now()),
+				Err: errLivePaused}
 		}
 		waitStart := time.Now()
-		if err := d.pacer.Wait(ctx); err != nil {
+		if err := number.pacer.Wait(ctx); err != nil {
 			return ports.SendResult{}, &ports.SendError{Class: ports.ClassRetryable, Err: err}
 		}
 		d.metrics.PacingWait(time.Since(waitStart))
@@ -388,18 +407,15 @@ func (d *Dispatcher) call(ctx context.Context, m domain.Message) (ports.SendResu
 	var se *ports.SendError
 	switch {
 	case err == nil:
-		d.pacer.Accepted()
+		number.pacer.Accepted()
 	case errors.As(err, &se) && se.Class == ports.ClassThrottled:
-		d.pacer.Throttled()
-		d.log.Warn("sender number over its throughput; slowing down", "mps", d.pacer.Limit())
+		number.pacer.Throttled()
+		d.log.Warn("sender number over its throughput; slowing down", "phone_number", string(number.number.ID),
+			"mps", number.pacer.Limit())
 	case errors.As(err, &se) && se.Class == ports.ClassAuth:
-		d.mu.Lock()
-		first := !d.clock.Now().Before(d.authPaused)
-		d.authPaused = d.clock.Now().Add(d.cfg.AuthPause)
-		d.mu.Unlock()
-		if first {
-			d.log.Error("the WhatsApp Cloud API refused the credentials; live sends pause",
-				"code", se.Code, "pause", d.cfg.AuthPause)
+		if d.numbers.pause(number.token, d.clock.Now().Add(d.cfg.AuthPause)) {
+			d.log.Error("the WhatsApp Cloud API refused the credentials; live sends with this access token pause",
+				"code", se.Code, "pause", d.cfg.AuthPause, "phone_number", string(number.number.ID))
 		}
 	}
 	return res, err

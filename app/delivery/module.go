@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/ports"
 )
 
@@ -19,9 +20,11 @@ import (
 var Module = fx.Module("delivery",
 	fx.Provide(
 		NewWakeup,
+		newNumbers,
+		func(n *Numbers) ports.AppSecretSource { return n },
 		newSenders,
 		NewDispatcher,
-		NewApplyWebhookEventHandler,
+		newApplyWebhookEventHandler,
 		NewReceiveWebhookHandler,
 		NewVerifyWebhookSubscriptionHandler,
 		NewReplayWebhookEventsHandler,
@@ -39,16 +42,58 @@ type senderParams struct {
 	fx.In
 	Live    ports.WhatsAppSender `name:"live" optional:"true"`
 	Sandbox ports.WhatsAppSender `name:"sandbox"`
+	Numbers *Numbers
 }
 
-func newSenders(p senderParams) Senders { return Senders{Live: p.Live, Sandbox: p.Sandbox} }
+func newSenders(p senderParams) Senders {
+	return Senders{Live: p.Live, Sandbox: p.Sandbox, Numbers: p.Numbers}
+}
 
-func runWorkers(lc fx.Lifecycle, d *Dispatcher, webhooks *ReplayWebhookEventsHandler) {
+type numbersParams struct {
+	fx.In
+	Repo    ports.NumberRepository
+	Sealer  ports.SecretSealer   `optional:"true"`
+	Clients ports.CloudClients   `optional:"true"`
+	Live    ports.WhatsAppSender `name:"live" optional:"true"`
+	Config  NumbersConfig        `optional:"true"`
+	Cfg     Config
+	Clock   ports.Clock
+}
+
+func newNumbers(p numbersParams) *Numbers {
+	return NewNumbers(p.Repo, p.Sealer, p.Clients, p.Live, p.Config, p.Cfg, p.Clock)
+}
+
+// eitherNumbers is ours when any of its sources says so: the webhook
+// adapter's configured number, the stored numbers.
+type eitherNumbers []ports.BusinessNumbers
+
+func (e eitherNumbers) IsOurs(id string) bool {
+	for _, n := range e {
+		if n.IsOurs(id) {
+			return true
+		}
+	}
+	return false
+}
+
+func newApplyWebhookEventHandler(decoder ports.WebhookDecoder, configured ports.BusinessNumbers, stored *Numbers, tx ports.Transactor,
+	events ports.WebhookEventRepository, clock ports.Clock, ids ports.IDGenerator, emit *usecase.Events, cfg Config, obs *usecase.Observer) *ApplyWebhookEventHandler {
+	return NewApplyWebhookEventHandler(decoder, eitherNumbers{configured, stored}, tx, events, clock, ids, emit, cfg, obs)
+}
+
+func runWorkers(lc fx.Lifecycle, d *Dispatcher, webhooks *ReplayWebhookEventsHandler, numbers *Numbers) {
 	ctx, cancel := context.WithCancel(context.Background())
 	const running = 2
 	done := make(chan struct{}, running)
 	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
+		OnStart: func(start context.Context) error {
+			// A stored secret this server cannot open stops the start:
+			// sending nothing, silently, would be worse.
+			if err := numbers.Load(start); err != nil {
+				cancel()
+				return err
+			}
 			go func() { d.Run(ctx); done <- struct{}{} }()
 			go func() { webhooks.Retry(ctx); done <- struct{}{} }()
 			return nil

@@ -22,6 +22,9 @@ func newPacer(mps int) *pacer {
 	return &pacer{limiter: rate.NewLimiter(rate.Limit(mps), max(1, mps/10)), max: rate.Limit(mps)}
 }
 
+// rateLimit is mps as a limiter's rate.
+func rateLimit(mps int) rate.Limit { return rate.Limit(mps) }
+
 // Wait blocks until the next send may go.
 func (p *pacer) Wait(ctx context.Context) error { return p.limiter.Wait(ctx) }
 

@@ -10,9 +10,15 @@ import (
 // configured: live messages then have nowhere to go, and are never sent to
 // the sandbox instead (a sandbox "read" for a message that never left the
 // machine would be a lie).
+//
+// Numbers, when set, are the stored business numbers: a live message
+// leaves from its own number, with that number's token (Live is then the
+// sender of the number HERALD_WHATSAPP_* defines). Without it, every live
+// message goes through Live.
 type Senders struct {
 	Live    ports.WhatsAppSender
 	Sandbox ports.WhatsAppSender
+	Numbers *Numbers
 }
 
 // For returns the sender for a message sent with a key of mode: nil for a

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/heraldhq/herald/adapters/media"
+	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/adapters/webhookout"
 	"github.com/heraldhq/herald/app/events"
 	"github.com/heraldhq/herald/domain"
@@ -35,6 +36,9 @@ type Config struct {
 	WhatsAppWABAID       string
 	WhatsAppAppSecret    string
 	WhatsAppVerifyToken  string
+	SecretKey            string
+	SecretKeyFile        string
+	SecretKeyPrevious    string
 	OptOutKeywords       string
 	OptInKeywords        string
 	WhatsAppMPS          int
@@ -249,6 +253,9 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("whatsapp-template-refresh", "HERALD_WHATSAPP_TEMPLATE_REFRESH", "15m", "how often the server syncs templates from Meta, after one sync at start", false, dur(&c.TemplateRefresh)),
 		mk("whatsapp-app-secret", "HERALD_WHATSAPP_APP_SECRET", "", "webhook signature secret(s), comma-separated; without one every webhook call is refused", true, str(&c.WhatsAppAppSecret)),
 		mk("whatsapp-verify-token", "HERALD_WHATSAPP_VERIFY_TOKEN", "", "webhook verification token; without it the handshake is refused", true, str(&c.WhatsAppVerifyToken)),
+		mk("secret-key", "HERALD_SECRET_KEY", "", "key (32 bytes, base64) that seals stored access tokens and app secrets; without it and HERALD_SECRET_KEY_FILE, SQLite keeps one made on first use beside the database, PostgreSQL refuses to store secrets", true, str(&c.SecretKey)),
+		mk("secret-key-file", "HERALD_SECRET_KEY_FILE", "", "file holding HERALD_SECRET_KEY", false, str(&c.SecretKeyFile)),
+		mk("secret-key-previous", "HERALD_SECRET_KEY_PREVIOUS", "", "earlier key(s), comma-separated, that stored secrets may still be sealed under (during herald secrets rotate)", true, str(&c.SecretKeyPrevious)),
 		mk("opt-out-keywords", "HERALD_OPT_OUT_KEYWORDS", strings.Join(domain.DefaultOptOutKeywords, ","), "comma-separated words that, sent alone by a contact, opt them out", false, keywords(&c.OptOutKeywords)),
 		mk("opt-in-keywords", "HERALD_OPT_IN_KEYWORDS", strings.Join(domain.DefaultOptInKeywords, ","), "comma-separated words that opt a contact back in", false, keywords(&c.OptInKeywords)),
 		mk("whatsapp-mps", "HERALD_WHATSAPP_MPS", "80", "messages per second per sender number, up to 1000", false, num(&c.WhatsAppMPS, 1, 1000)),
@@ -434,6 +441,19 @@ const minWebhookLease = webhookout.DefaultTimeout + 5*time.Second
 func (c *Config) events() events.Config {
 	return events.Config{Retention: c.EventRetention, DisableAfter: c.WebhookDisableAfter, Concurrency: c.WebhookConcurrency,
 		Lease: max(c.LeaseDuration, minWebhookLease)}
+}
+
+// secretKeys is the secret sealer's part of the configuration. Without a
+// key, an embedded SQLite database keeps one beside itself
+// (PATH.secret-key, 0600), made the first time a secret is stored; a
+// fleet on PostgreSQL must be given one.
+func (c *Config) secretKeys() system.SecretKeyConfig {
+	cfg := system.SecretKeyConfig{Key: c.SecretKey, KeyFile: c.SecretKeyFile, Previous: splitList(c.SecretKeyPrevious)}
+	if path, ok := strings.CutPrefix(c.DatabaseURL, "sqlite:"); ok && path != "" && !strings.Contains(path, ":memory:") {
+		path, _, _ = strings.Cut(path, "?")
+		cfg.AutoKeyFile = path + ".secret-key"
+	}
+	return cfg
 }
 
 // splitList splits a comma-separated setting, dropping blanks.

@@ -57,6 +57,8 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 			whatsapp.WebhookConfig{AppSecrets: splitList(cfg.WhatsAppAppSecret), VerifyToken: cfg.WhatsAppVerifyToken,
 				PhoneNumberIDs: []string{cfg.WhatsAppPhoneID}},
 			system.PasswordConfig{MaxChecks: cfg.DashboardMaxPasswordChecks},
+			cfg.secretKeys(),
+			delivery.NumbersConfig{EnvPhoneNumberID: cfg.WhatsAppPhoneID},
 			cfg.media(),
 			cfg.webhooks(),
 			cfg.events(),
@@ -141,14 +143,12 @@ func (c *Config) whatsApp() whatsapp.Config {
 		Connections: delivery.Config{LiveMPS: c.WhatsAppMPS}.WithDefaults().DispatchConcurrency}
 }
 
-// cloudAPI provides the Cloud API client when any of its uses is
-// configured, and with it the template source when a business account is
-// set. Every command gets it: the CLI syncs templates too.
+// cloudAPI provides the Cloud API client always (stored numbers send
+// through it, each with its own token), and with it the template source
+// when a business account is set. Every command gets it: the CLI syncs
+// templates too.
 func cloudAPI(cfg *Config) fx.Option {
 	wa := cfg.whatsApp()
-	if !wa.Configured() && !wa.TemplatesConfigured() {
-		return fx.Options()
-	}
 	opts := []fx.Option{fx.Supply(wa), whatsapp.Module}
 	if wa.TemplatesConfigured() {
 		opts = append(opts, whatsapp.TemplateSourceModule)

@@ -19,6 +19,9 @@ var _ ports.SecretSealer = &SecretSealerMock{}
 //
 //		// make and configure a mocked ports.SecretSealer
 //		mockedSecretSealer := &SecretSealerMock{
+//			HoldsFunc: func(keyID string) bool {
+//				panic("mock out the Holds method")
+//			},
 //			KeyIDFunc: func() string {
 //				panic("mock out the KeyID method")
 //			},
@@ -35,6 +38,9 @@ var _ ports.SecretSealer = &SecretSealerMock{}
 //
 //	}
 type SecretSealerMock struct {
+	// HoldsFunc mocks the Holds method.
+	HoldsFunc func(keyID string) bool
+
 	// KeyIDFunc mocks the KeyID method.
 	KeyIDFunc func() string
 
@@ -46,6 +52,11 @@ type SecretSealerMock struct {
 
 	// calls tracks calls to the methods.
 	calls struct {
+		// Holds holds details about calls to the Holds method.
+		Holds []struct {
+			// KeyID is the keyID argument value.
+			KeyID string
+		}
 		// KeyID holds details about calls to the KeyID method.
 		KeyID []struct {
 		}
@@ -64,9 +75,42 @@ type SecretSealerMock struct {
 			Associated []byte
 		}
 	}
+	lockHolds sync.RWMutex
 	lockKeyID sync.RWMutex
 	lockOpen  sync.RWMutex
 	lockSeal  sync.RWMutex
+}
+
+// Holds calls HoldsFunc.
+func (mock *SecretSealerMock) Holds(keyID string) bool {
+	if mock.HoldsFunc == nil {
+		panic("SecretSealerMock.HoldsFunc: method is nil but SecretSealer.Holds was just called")
+	}
+	callInfo := struct {
+		KeyID string
+	}{
+		KeyID: keyID,
+	}
+	mock.lockHolds.Lock()
+	mock.calls.Holds = append(mock.calls.Holds, callInfo)
+	mock.lockHolds.Unlock()
+	return mock.HoldsFunc(keyID)
+}
+
+// HoldsCalls gets all the calls that were made to Holds.
+// Check the length with:
+//
+//	len(mockedSecretSealer.HoldsCalls())
+func (mock *SecretSealerMock) HoldsCalls() []struct {
+	KeyID string
+} {
+	var calls []struct {
+		KeyID string
+	}
+	mock.lockHolds.RLock()
+	calls = mock.calls.Holds
+	mock.lockHolds.RUnlock()
+	return calls
 }
 
 // KeyID calls KeyIDFunc.
