@@ -52,3 +52,14 @@ type MessagingReachRepository interface {
 	// went.
 	PurgeReach(ctx context.Context, before time.Time) (int, error)
 }
+
+// NumberHealthReader asks Meta for a business number's health: its quality
+// rating and its business's messaging limit tier (the phone numbers
+// endpoint, adapters/whatsapp).
+type NumberHealthReader interface {
+	// ReadNumberHealth reads the number c names, with c's access token
+	// (none: the server's configured one, for its configured number). The
+	// reading's Source is domain.HealthFromRead and its At zero: the caller
+	// stamps it.
+	ReadNumberHealth(ctx context.Context, c NumberCredentials) (domain.HealthReading, error)
+}

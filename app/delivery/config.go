@@ -27,6 +27,9 @@ type Config struct {
 	// number's quality turns RED (HERALD_PAUSE_ON_RED=false); by default
 	// they pause by themselves.
 	KeepMarketingOnRed bool
+	// HealthRefresh is how often each number's health is read from Meta
+	// (also once at start).
+	HealthRefresh time.Duration
 }
 
 // WithDefaults fills zero fields with defaults.
@@ -55,6 +58,7 @@ func (c Config) WithDefaults() Config {
 	seti(&c.WebhookMaxAttempts, 10)
 	// Meta keeps trying to deliver a message for 30 days.
 	set(&c.ParkedStatusTTL, 30*24*time.Hour)
+	set(&c.HealthRefresh, time.Hour)
 	if c.OptKeywords.IsZero() {
 		c.OptKeywords = domain.DefaultOptKeywords()
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/heraldhq/herald/app/delivery"
+	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/porttest"
@@ -147,5 +148,52 @@ func TestQualityUpdateForAnotherNumber(t *testing.T) {
 	rep := h.post(t, qualityUpdate(other, "FLAGGED", domain.QualityRed, "", t0))
 	if rep.Health != 0 || len(rep.Skipped) != 1 || f.campaignNow(t, f.campaign).Status != domain.CampaignActive {
 		t.Fatalf("report %+v", rep)
+	}
+}
+
+// healthReader answers each number's reading from a map.
+type healthReader map[string]domain.HealthReading
+
+func (h healthReader) ReadNumberHealth(_ context.Context, c ports.NumberCredentials) (domain.HealthReading, error) {
+	return h[c.PhoneNumberID], nil
+}
+
+// TestRefreshNumberHealth: reading Meta records each number's quality and
+// tier with source read; a quality read as RED pauses marketing as the
+// webhook does; reading the same again changes nothing.
+func TestRefreshNumberHealth(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ws := f.principal.Workspace
+	marketing := f.campaignOf(t, ws, domain.CategoryMarketing)
+	n := porttest.NewNumber(t, ws)
+	n.AccessToken = domain.SealedSecret{} // the number HERALD_WHATSAPP_* defines: the server's token
+	if err := f.st.CreateNumber(context.Background(), n); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.UpdateCampaign(context.Background(), ws, marketing.ID, func(c *domain.Campaign) error {
+		c.Number = n.ID
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	reader := healthReader{n.MetaID: {Quality: domain.QualityGreen, Tier: domain.Tier10K, Source: domain.HealthFromRead}}
+	numbers := delivery.NewNumbers(f.st, nil, nil, nil, delivery.NumbersConfig{}, delivery.Config{}, f.clock)
+	h := delivery.NewRefreshNumberHealthHandler(numbers, reader, f.st, f.clock, f.ids, f.events, delivery.Config{}, usecase.NewObserver(nil))
+	h.Refresh(context.Background())
+	got, err := f.st.GetNumber(context.Background(), n.ID)
+	if err != nil || got.Quality != domain.QualityGreen || got.Tier != domain.Tier10K {
+		t.Fatalf("after the first read: %+v %v", got, err)
+	}
+	reader[n.MetaID] = domain.HealthReading{Quality: domain.QualityRed, Tier: domain.Tier10K, Source: domain.HealthFromRead}
+	f.clock.Advance(time.Hour)
+	h.Refresh(context.Background())
+	h.Refresh(context.Background())
+	if c := f.campaignNow(t, marketing); c.Status != domain.CampaignPaused || c.PausedReason != domain.PausedQualityRed {
+		t.Fatalf("marketing after RED was read: %s %q", c.Status, c.PausedReason)
+	}
+	history, err := f.st.ListPhoneHealthChanges(context.Background(), n.MetaID, 10)
+	if err != nil || len(history) != 2 || history[0].Source != domain.HealthFromRead || history[0].PreviousQuality != domain.QualityGreen {
+		t.Fatalf("history %+v %v", history, err)
 	}
 }
