@@ -78,6 +78,7 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		Conversation:     app.NewListConversationHandler(st, st, obs),
 		GetMessage:       app.NewGetMessageHandler(st, obs),
 		Webhooks:         newWebhookDeps(st),
+		NumberHealth:     app.NewListNumberHealthHandler(st, st, st, clock),
 	}
 	e.srv = httptest.NewServer(dashboard.NewHandler(e.deps, cfg, nil))
 	t.Cleanup(e.srv.Close)

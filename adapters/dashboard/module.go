@@ -37,6 +37,7 @@ type handlerParams struct {
 	Conversation     *app.ListConversationHandler
 	GetMessage       *app.GetMessageHandler
 	Webhooks         webhookParams
+	NumberHealth     *app.ListNumberHealthHandler `optional:"true"`
 	Config           Config
 	Log              *zap.Logger
 }
@@ -47,7 +48,7 @@ func newHandler(p handlerParams) http.Handler {
 		ListCampaigns: p.ListCampaigns, CampaignStats: p.CampaignStats,
 		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign, RemapCampaign: p.RemapCampaign,
 		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, ListContacts: p.ListContacts,
-		Conversation: p.Conversation, GetMessage: p.GetMessage, Webhooks: p.Webhooks.deps(),
+		Conversation: p.Conversation, GetMessage: p.GetMessage, Webhooks: p.Webhooks.deps(), NumberHealth: p.NumberHealth,
 	}, p.Config, p.Log)
 }
 

@@ -32,6 +32,9 @@ type Deps struct {
 	// buttons.
 	GetMessage *app.GetMessageHandler
 	Webhooks   WebhookDeps
+	// NumberHealth, when set, lists the business numbers' health
+	// (number_health.go).
+	NumberHealth *app.ListNumberHealthHandler
 }
 
 type dash struct {
@@ -79,6 +82,7 @@ var routes = []route{
 	{"POST /dashboard/templates", true, campaignFormLimit, (*dash).submitTemplate},
 	{"GET /dashboard/contacts", true, 0, (*dash).contacts},
 	{"GET /dashboard/contacts/{id}", true, 0, (*dash).contact},
+	{"GET /dashboard/number-health", true, 0, (*dash).numberHealth},
 }
 
 // maxLoginBuckets bounds the sign-in limiter's memory: about 10 MiB.
