@@ -143,7 +143,7 @@ func (c *Campaign) Activate(now time.Time) error {
 	if err := c.moveTo(CampaignActive, now, CampaignDraft, CampaignPaused, CampaignActive); err != nil {
 		return err
 	}
-	c.PausedReason = PauseReason{}
+	c.PausedReason = ""
 	return nil
 }
 

@@ -71,25 +71,24 @@ type PhoneHealth struct {
 
 // HealthSource is where a health reading came from: Meta's phone numbers
 // endpoint (read at start and periodically) or one of its webhooks.
-type HealthSource struct{ s string }
+type HealthSource string
 
 // The health sources.
-var (
-	HealthFromRead    = HealthSource{"read"}
-	HealthFromWebhook = HealthSource{"webhook"}
+const (
+	HealthFromRead    HealthSource = "read"
+	HealthFromWebhook HealthSource = "webhook"
 )
 
 // ParseHealthSource parses a stored source.
 func ParseHealthSource(s string) (HealthSource, error) {
-	for _, h := range []HealthSource{HealthFromRead, HealthFromWebhook} {
-		if s == h.s {
-			return h, nil
-		}
+	switch h := HealthSource(s); h {
+	case HealthFromRead, HealthFromWebhook:
+		return h, nil
 	}
-	return HealthSource{}, fmt.Errorf("unknown health source %q", s)
+	return "", fmt.Errorf("unknown health source %q", s)
 }
 
-func (s HealthSource) String() string { return s.s }
+func (s HealthSource) String() string { return string(s) }
 
 // HealthChange is one change of a number's quality rating or tier, kept
 // with its time: the number's health history. Previous values are zero
@@ -188,29 +187,24 @@ func MessagingLimitReached(tier MessagingTier, freesAt, now time.Time) *Messagin
 				tier, limit, freesAt.Format(time.RFC3339))}}}
 }
 
-// PauseReason is why Herald paused a campaign by itself; the zero value is
-// a pause by a person (or no pause).
-type PauseReason struct{ s string }
+// PauseReason is why Herald paused a campaign by itself; the empty reason
+// is a pause by a person (or no pause).
+type PauseReason string
 
-// The reasons Herald pauses a campaign.
-var (
-	// PausedQualityRed: the campaign is marketing and its number's quality
-	// rating turned RED (HERALD_PAUSE_ON_RED).
-	PausedQualityRed = PauseReason{"quality_red"}
-)
+// PausedQualityRed: the campaign is marketing and its number's quality
+// rating turned RED (HERALD_PAUSE_ON_RED).
+const PausedQualityRed PauseReason = "quality_red"
 
 // ParsePauseReason parses a stored reason; the empty string is none.
 func ParsePauseReason(s string) (PauseReason, error) {
-	switch s {
-	case "":
-		return PauseReason{}, nil
-	case PausedQualityRed.s:
-		return PausedQualityRed, nil
+	switch r := PauseReason(s); r {
+	case "", PausedQualityRed:
+		return r, nil
 	}
-	return PauseReason{}, fmt.Errorf("unknown pause reason %q", s)
+	return "", fmt.Errorf("unknown pause reason %q", s)
 }
 
-func (r PauseReason) String() string { return r.s }
+func (r PauseReason) String() string { return string(r) }
 
 // IsZero reports whether there is no reason.
-func (r PauseReason) IsZero() bool { return r.s == "" }
+func (r PauseReason) IsZero() bool { return r == "" }

@@ -73,7 +73,7 @@ func TestPhoneHealthApply(t *testing.T) {
 	ch, ok := h.Apply(read(domain.QualityGreen, domain.Tier2K, t0))
 	want := domain.HealthChange{Number: "1001", Quality: domain.QualityGreen, Tier: domain.Tier2K,
 		Source: domain.HealthFromRead, At: t0}
-	if !ok || !cmp.Equal(ch, want, cmp.AllowUnexported(domain.HealthSource{})) {
+	if !ok || !cmp.Equal(ch, want) {
 		t.Fatalf("first reading: %v %+v", ok, ch)
 	}
 	if _, ok := h.Apply(read(domain.QualityGreen, domain.Tier2K, t0.Add(time.Hour))); ok {

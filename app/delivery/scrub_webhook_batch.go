@@ -58,6 +58,7 @@ func scrubWebhookBatch(b ports.WebhookBatch) ports.WebhookBatch {
 	}
 	for _, h := range b.Health {
 		h.Account, h.DisplayNumber, h.Event = s(h.Account), s(h.DisplayNumber), s(h.Event)
+		h.Quality, h.Tier = domain.QualityRating(s(string(h.Quality))), domain.MessagingTier(s(string(h.Tier)))
 		out.Health = append(out.Health, h)
 	}
 	for _, a := range b.Accounts {

@@ -295,7 +295,7 @@ var cmpOptions = cmp.Options{
 	cmp.AllowUnexported(domain.PhoneNumber{}, domain.KeyMode{}, domain.HeaderFormat{}, domain.SlotKind{}, domain.ButtonKind{},
 		domain.CampaignStatus{}, domain.MessageStatus{}, domain.Direction{}, domain.TemplateStatus{},
 		domain.TemplateCategory{}, domain.EventType{}, domain.DeliveryState{}, domain.EndpointStatus{},
-		domain.DisabledReason{}, domain.NumberStatus{}, domain.HealthSource{}, domain.PauseReason{}),
+		domain.DisabledReason{}, domain.NumberStatus{}),
 	cmpopts.EquateEmpty(),
 	cmp.Comparer(func(a, b time.Time) bool {
 		return a.Equal(b) && a.Location().String() == b.Location().String()
