@@ -25,6 +25,11 @@ type Config struct {
 	// SendGuardPurgeEvery is how often expired Idempotency-Keys and old
 	// daily send counts are deleted.
 	SendGuardPurgeEvery time.Duration
+	// WhatsAppPhoneNumberID and WhatsAppWABAID are the number the
+	// HERALD_WHATSAPP_* settings define, stored at start as a number
+	// every workspace may use (EnsureEnvNumber).
+	WhatsAppPhoneNumberID string
+	WhatsAppWABAID        string
 }
 
 // WithDefaults fills zero fields with defaults.

@@ -37,6 +37,10 @@ type CreateCampaign struct {
 	// zero counts as marketing. A template Meta knows has Meta's.
 	Category domain.TemplateCategory
 	Activate bool
+	// PhoneNumberID is the business number (pn_…) the campaign sends
+	// from; required when the workspace may use several, the only one
+	// when it may use one.
+	PhoneNumberID string
 }
 
 // CreateCampaignHandler answers CreateCampaign.
@@ -48,6 +52,14 @@ type CreateCampaignHandler struct {
 	def        *EnsureDefaultWorkspaceHandler
 	clock      ports.Clock
 	ids        ports.IDGenerator
+	numbers    ports.NumberRepository // nil: campaigns name no number
+}
+
+// WithNumbers returns h binding each new campaign to one of the stored
+// business numbers.
+func (h *CreateCampaignHandler) WithNumbers(numbers ports.NumberRepository) *CreateCampaignHandler {
+	h.numbers = numbers
+	return h
 }
 
 // NewCreateCampaignHandler builds the handler; source may be nil, and then
@@ -64,7 +76,20 @@ func (h *CreateCampaignHandler) Handle(ctx context.Context, cmd CreateCampaign) 
 	if err != nil {
 		return domain.Campaign{}, err
 	}
-	synced, err := h.synced(ctx, cmd)
+	var number domain.BusinessNumberID
+	if h.numbers != nil {
+		if number, err = NumberFor(ctx, h.numbers, ws, cmd.PhoneNumberID); err != nil {
+			return domain.Campaign{}, err
+		}
+	} else if cmd.PhoneNumberID != "" {
+		return domain.Campaign{}, &domain.Error{Code: domain.CodePhoneNumberNotFound, Param: "phoneNumberId",
+			Detail: domain.ErrPhoneNumberNotFound.Detail}
+	}
+	account, err := h.account(ctx, number)
+	if err != nil {
+		return domain.Campaign{}, err
+	}
+	synced, err := h.synced(ctx, cmd, account)
 	if err != nil {
 		return domain.Campaign{}, err
 	}
@@ -90,6 +115,7 @@ func (h *CreateCampaignHandler) Handle(ctx context.Context, cmd CreateCampaign) 
 	if err != nil {
 		return domain.Campaign{}, err
 	}
+	c.Number = number
 	c.TemplateStatus = synced.Status
 	c.Category = cmd.Category
 	if cat, err := domain.ParseTemplateCategory(synced.Category); err == nil {
@@ -105,7 +131,29 @@ func (h *CreateCampaignHandler) Handle(ctx context.Context, cmd CreateCampaign) 
 
 // synced returns the synced template the campaign names, if any. Without a
 // body it must exist, and the header and footer come from it.
-func (h *CreateCampaignHandler) synced(ctx context.Context, cmd CreateCampaign) (domain.SyncedTemplate, error) {
+// account returns the business account whose templates a campaign of the
+// number uses: the number's, else the configured one (the template
+// source's); "" when there is neither.
+func (h *CreateCampaignHandler) account(ctx context.Context, number domain.BusinessNumberID) (string, error) {
+	if number != "" {
+		n, err := h.numbers.GetNumber(ctx, number)
+		if err != nil {
+			return "", err
+		}
+		if n.WABAID != "" {
+			return n.WABAID, nil
+		}
+	}
+	if h.source != nil {
+		return h.source.Account(), nil
+	}
+	return "", nil
+}
+
+// synced returns the synced template of account that the campaign names,
+// if any: a campaign uses its own account's templates only. Without a
+// body it must exist, and the header and footer come from it.
+func (h *CreateCampaignHandler) synced(ctx context.Context, cmd CreateCampaign, account string) (domain.SyncedTemplate, error) {
 	local := cmd.Body != ""
 	if !local && (!cmd.HeaderFormat.IsZero() && cmd.HeaderFormat != domain.HeaderNone || cmd.HeaderText != "" || cmd.Footer != "" ||
 		cmd.Named || cmd.Buttons != nil || cmd.Offer != nil || cmd.Cards != nil) {
@@ -115,14 +163,14 @@ func (h *CreateCampaignHandler) synced(ctx context.Context, cmd CreateCampaign) 
 	if err := domain.CheckTemplateRef(cmd.TemplateName, cmd.Language); err != nil {
 		return domain.SyncedTemplate{}, err
 	}
-	if h.source == nil {
+	if account == "" {
 		if local {
 			return domain.SyncedTemplate{}, nil
 		}
 		return domain.SyncedTemplate{}, &domain.Error{Code: domain.CodeTemplateNotFound, Param: "templateName",
 			Detail: "no body given and template sync is not configured: give the body, or set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_WABA_ID and run herald campaigns sync-templates"}
 	}
-	t, err := h.templates.GetTemplate(ctx, h.source.Account(), cmd.TemplateName, cmd.Language)
+	t, err := h.templates.GetTemplate(ctx, account, cmd.TemplateName, cmd.Language)
 	switch {
 	case errors.Is(err, domain.ErrTemplateNotFound) && local:
 		return domain.SyncedTemplate{}, nil // Meta does not know it (yet)

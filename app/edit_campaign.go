@@ -16,13 +16,24 @@ type EditCampaign struct {
 	CampaignID     string
 	Name           string
 	VariableLabels []string
+	// PhoneNumberID, when set, moves the campaign to another business
+	// number (pn_…) the workspace may use.
+	PhoneNumberID string
 }
 
 // EditCampaignHandler answers EditCampaign.
 type EditCampaignHandler struct {
-	camps ports.CampaignRepository
-	clock ports.Clock
-	obs   *usecase.Observer
+	camps   ports.CampaignRepository
+	clock   ports.Clock
+	obs     *usecase.Observer
+	numbers ports.NumberRepository // nil: campaigns name no number
+}
+
+// WithNumbers returns h able to move campaigns between the stored business
+// numbers.
+func (h *EditCampaignHandler) WithNumbers(numbers ports.NumberRepository) *EditCampaignHandler {
+	h.numbers = numbers
+	return h
 }
 
 // NewEditCampaignHandler builds the handler.
@@ -42,8 +53,21 @@ func (h *EditCampaignHandler) Handle(ctx context.Context, cmd EditCampaign) (dom
 		for i, l := range cmd.VariableLabels {
 			labels[i] = strings.TrimSpace(l)
 		}
+		var number domain.BusinessNumberID
+		if cmd.PhoneNumberID != "" {
+			if h.numbers == nil {
+				return domain.Campaign{}, &domain.Error{Code: domain.CodePhoneNumberNotFound, Param: "phoneNumberId",
+					Detail: domain.ErrPhoneNumberNotFound.Detail}
+			}
+			if number, err = NumberFor(ctx, h.numbers, cmd.Workspace, cmd.PhoneNumberID); err != nil {
+				return domain.Campaign{}, err
+			}
+		}
 		now := h.clock.Now()
 		return h.camps.UpdateCampaign(ctx, cmd.Workspace, id, func(c *domain.Campaign) error {
+			if number != "" {
+				c.Number = number
+			}
 			return c.Edit(cmd.Name, labels, now)
 		})
 	})

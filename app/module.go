@@ -46,8 +46,8 @@ var Module = fx.Module("app",
 		newCreateCampaignHandler,
 		newSyncTemplatesHandler,
 		NewChangeCampaignStatusHandler,
-		NewEditCampaignHandler,
-		NewRemapCampaignHandler,
+		newEditCampaignHandler,
+		newRemapCampaignHandler,
 		NewListCampaignMessagesHandler,
 		NewListMessagesHandler,
 		NewResolveWorkspaceHandler,
@@ -57,8 +57,24 @@ var Module = fx.Module("app",
 		newListTemplatesHandler,
 		newSubmitTemplateHandler,
 		newDeleteTemplateHandler,
+		newNumbersHandler,
+		NewListPhoneNumbersHandler,
 	),
 )
+
+type numbersHandlerParams struct {
+	fx.In
+	Repo       ports.NumberRepository
+	Workspaces ports.WorkspaceRepository
+	Sealer     ports.SecretSealer `optional:"true"`
+	Live       *delivery.Numbers
+	Clock      ports.Clock
+	IDs        ports.IDGenerator
+}
+
+func newNumbersHandler(p numbersHandlerParams) *NumbersHandler {
+	return NewNumbersHandler(p.Repo, p.Workspaces, p.Sealer, p.Live, p.Clock, p.IDs)
+}
 
 // WorkersModule runs the key-usage flusher, template refresh and the purge
 // of expired send guards and dashboard sessions while the server runs, and
@@ -81,17 +97,28 @@ type sendCampaignParams struct {
 	Wake        *delivery.Wakeup
 	Obs         *usecase.Observer
 	Senders     delivery.Senders
+	Numbers     ports.NumberRepository
 }
 
 func newSendCampaignMessageHandler(p sendCampaignParams) *SendCampaignMessageHandler {
 	return NewSendCampaignMessageHandler(SendCampaignDeps{Tx: p.Tx, Campaigns: p.Campaigns, Contacts: p.Contacts,
 		Messages: p.Messages, Idempotency: p.Idempotency, SendCounts: p.SendCounts, Media: p.Media,
-		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil})
+		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil,
+		LiveNumbers: liveNumbers(p.Senders)})
 }
 
 func newSendSessionMessageHandler(p sendCampaignParams) *SendSessionMessageHandler {
 	return NewSendSessionMessageHandler(SendSessionDeps{Tx: p.Tx, Messages: p.Messages, Idempotency: p.Idempotency,
-		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil})
+		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil,
+		LiveNumbers: liveNumbers(p.Senders), Numbers: p.Numbers})
+}
+
+// liveNumbers is the stored numbers as LiveNumbers, nil without them.
+func liveNumbers(s delivery.Senders) LiveNumbers {
+	if s.Numbers == nil {
+		return nil
+	}
+	return s.Numbers
 }
 
 // templateSource is the Cloud API's template source, absent when template
@@ -101,8 +128,16 @@ type templateSource struct {
 	Source ports.TemplateSource `optional:"true"`
 }
 
-func newCreateCampaignHandler(workspaces ports.WorkspaceRepository, camps ports.CampaignRepository, templates ports.TemplateRepository, src templateSource, def *EnsureDefaultWorkspaceHandler, clock ports.Clock, ids ports.IDGenerator) *CreateCampaignHandler {
-	return NewCreateCampaignHandler(workspaces, camps, templates, src.Source, def, clock, ids)
+func newCreateCampaignHandler(workspaces ports.WorkspaceRepository, camps ports.CampaignRepository, templates ports.TemplateRepository, src templateSource, def *EnsureDefaultWorkspaceHandler, clock ports.Clock, ids ports.IDGenerator, numbers ports.NumberRepository) *CreateCampaignHandler {
+	return NewCreateCampaignHandler(workspaces, camps, templates, src.Source, def, clock, ids).WithNumbers(numbers)
+}
+
+func newRemapCampaignHandler(camps ports.CampaignRepository, clock ports.Clock, obs *usecase.Observer, numbers ports.NumberRepository) *RemapCampaignHandler {
+	return NewRemapCampaignHandler(camps, clock, obs).WithNumbers(numbers)
+}
+
+func newEditCampaignHandler(camps ports.CampaignRepository, clock ports.Clock, obs *usecase.Observer, numbers ports.NumberRepository) *EditCampaignHandler {
+	return NewEditCampaignHandler(camps, clock, obs).WithNumbers(numbers)
 }
 
 func newListTemplatesHandler(src templateSource, templates ports.TemplateRepository) *ListTemplatesHandler {
@@ -135,6 +170,7 @@ type workers struct {
 	Templates *SyncTemplatesHandler
 	Send      *SendCampaignMessageHandler
 	LogIn     *LogInHandler
+	Numbers   *NumbersHandler
 	Config    Config
 	Log       *zap.Logger
 }
@@ -148,6 +184,11 @@ func runWorkers(lc fx.Lifecycle, w workers) {
 	lc.Append(fx.Hook{
 		OnStart: func(start context.Context) error {
 			if _, err := def.Handle(start); err != nil {
+				cancel()
+				return err
+			}
+			if _, err := w.Numbers.EnsureEnvNumber(start, EnsureEnvNumber{PhoneNumberID: cfg.WhatsAppPhoneNumberID,
+				WABAID: cfg.WhatsAppWABAID}); err != nil {
 				cancel()
 				return err
 			}

@@ -15,13 +15,24 @@ type RemapCampaign struct {
 	CampaignID string
 	Name       *string // nil keeps the name
 	Mapping    []domain.MappingEntry
+	// PhoneNumberID, when set, moves the campaign to another business
+	// number (pn_…) the workspace may use.
+	PhoneNumberID string
 }
 
 // RemapCampaignHandler answers RemapCampaign.
 type RemapCampaignHandler struct {
-	camps ports.CampaignRepository
-	clock ports.Clock
-	obs   *usecase.Observer
+	camps   ports.CampaignRepository
+	clock   ports.Clock
+	obs     *usecase.Observer
+	numbers ports.NumberRepository // nil: campaigns name no number
+}
+
+// WithNumbers returns h able to move campaigns between the stored business
+// numbers.
+func (h *RemapCampaignHandler) WithNumbers(numbers ports.NumberRepository) *RemapCampaignHandler {
+	h.numbers = numbers
+	return h
 }
 
 // NewRemapCampaignHandler builds the handler.
@@ -38,8 +49,21 @@ func (h *RemapCampaignHandler) Handle(ctx context.Context, cmd RemapCampaign) (d
 		if err != nil {
 			return domain.Campaign{}, err
 		}
+		var number domain.BusinessNumberID
+		if cmd.PhoneNumberID != "" {
+			if h.numbers == nil {
+				return domain.Campaign{}, &domain.Error{Code: domain.CodePhoneNumberNotFound, Param: "phoneNumberId",
+					Detail: domain.ErrPhoneNumberNotFound.Detail}
+			}
+			if number, err = NumberFor(ctx, h.numbers, cmd.Workspace, cmd.PhoneNumberID); err != nil {
+				return domain.Campaign{}, err
+			}
+		}
 		now := h.clock.Now()
 		return h.camps.UpdateCampaign(ctx, cmd.Workspace, id, func(c *domain.Campaign) error {
+			if number != "" && number != c.Number {
+				c.Number, c.UpdatedAt = number, now
+			}
 			return c.Remap(cmd.Name, cmd.Mapping, now)
 		})
 	})

@@ -67,6 +67,9 @@ type SendCampaignDeps struct {
 	// API is configured. Without it a live key's send (dry runs too) is
 	// refused with whatsapp_not_configured, never routed to the sandbox.
 	LiveSending bool
+	// LiveNumbers, when set, says live messages have somewhere to go
+	// although LiveSending is false: a stored number with a token.
+	LiveNumbers LiveNumbers
 }
 
 // SendCampaignMessageHandler accepts messages for delivery. Checks run in
@@ -142,7 +145,7 @@ func (h *SendCampaignMessageHandler) handle(ctx context.Context, cmd SendCampaig
 // checkAndStore runs the checks, with the campaign as stored when fresh is
 // set and as remembered otherwise, and stores the message.
 func (h *SendCampaignMessageHandler) checkAndStore(ctx context.Context, cmd SendCampaignMessage, fp domain.Fingerprint, fresh bool) (SendCampaignMessageResult, error) {
-	if cmd.Principal.Mode == domain.ModeLive && !h.d.LiveSending {
+	if cmd.Principal.Mode == domain.ModeLive && !liveSending(ctx, h.d.LiveSending, h.d.LiveNumbers) {
 		return SendCampaignMessageResult{}, errWhatsAppNotConfigured
 	}
 	ws := cmd.Principal.Workspace
@@ -326,4 +329,15 @@ func (f *inFlight) enter(k inFlightKey) (release func(), ok bool) {
 		delete(f.keys, k)
 		f.mu.Unlock()
 	}, true
+}
+
+// LiveNumbers says whether a stored business number can send live
+// messages (delivery.Numbers).
+type LiveNumbers interface {
+	AnyLive(ctx context.Context) bool
+}
+
+// liveSending reports whether a live message has somewhere to go.
+func liveSending(ctx context.Context, configured bool, numbers LiveNumbers) bool {
+	return configured || (numbers != nil && numbers.AnyLive(ctx))
 }

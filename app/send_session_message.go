@@ -24,14 +24,17 @@ type SendSessionMessage struct {
 	Content   domain.SessionContent
 	// ReplyTo quotes an earlier message: Herald's msg_ id of a message it
 	// sent, or Meta's wamid of any message (the contact's included).
-	ReplyTo        string
+	ReplyTo string
+	// From names the business number (pn_…) the message leaves from; by
+	// default it leaves from the number the contact last wrote to.
+	From           string
 	IdempotencyKey domain.IdempotencyKey
 }
 
 // fingerprint identifies the request's content as the caller sent it.
 func (c SendSessionMessage) fingerprint() domain.Fingerprint {
 	content, _ := json.Marshal(c.Content)
-	return domain.FingerprintOf("session", c.To, c.ContactID, c.ReplyTo, string(content))
+	return domain.FingerprintOf("session", c.To, c.ContactID, c.ReplyTo, c.From, string(content))
 }
 
 // SendSessionMessageResult is the accepted message; Replayed says the
@@ -54,6 +57,11 @@ type SendSessionDeps struct {
 	// LiveSending says live messages have somewhere to go (Meta's Cloud
 	// API is configured), as for send-campaign.
 	LiveSending bool
+	// LiveNumbers, as for send-campaign.
+	LiveNumbers LiveNumbers
+	// Numbers are the stored business numbers; nil: session messages
+	// leave from the server's one number and From is refused.
+	Numbers ports.NumberRepository
 }
 
 // SendSessionMessageHandler accepts session messages. Checks run in this
@@ -91,7 +99,7 @@ func (h *SendSessionMessageHandler) Handle(ctx context.Context, cmd SendSessionM
 
 func (h *SendSessionMessageHandler) handle(ctx context.Context, cmd SendSessionMessage, fp domain.Fingerprint) (SendSessionMessageResult, error) {
 	p := cmd.Principal
-	if p.Mode == domain.ModeLive && !h.d.LiveSending {
+	if p.Mode == domain.ModeLive && !liveSending(ctx, h.d.LiveSending, h.d.LiveNumbers) {
 		return SendSessionMessageResult{}, errWhatsAppNotConfigured
 	}
 	var phone domain.PhoneNumber
@@ -125,6 +133,10 @@ func (h *SendSessionMessageHandler) handle(ctx context.Context, cmd SendSessionM
 		return SendSessionMessageResult{}, err
 	}
 	if err := checkMediaIDs(cmd.Content); err != nil {
+		return SendSessionMessageResult{}, err
+	}
+	from, err := h.from(ctx, p, cmd.From)
+	if err != nil {
 		return SendSessionMessageResult{}, err
 	}
 	content := cmd.Content
@@ -173,6 +185,14 @@ func (h *SendSessionMessageHandler) handle(ctx context.Context, cmd SendSessionM
 			to = c.Phone
 		}
 		msg = domain.NewSessionMessage(msgID, c, p, to, content, replyTo, now)
+		if p.Mode == domain.ModeLive {
+			// From the number named, else the one the contact last
+			// wrote to: the one whose chat they see it in.
+			msg.Number = from
+			if msg.Number == "" {
+				msg.Number = c.LastNumber
+			}
+		}
 		if _, err := r.Contacts.UpdateContact(ctx, p.Workspace, c.ID, func(c *domain.Contact) error {
 			c.Touch(now)
 			return nil
@@ -261,4 +281,31 @@ func checkMediaIDs(s domain.SessionContent) error {
 		return domain.InvalidParameter("interactive.header."+s.Interactive.Header.Type+".mediaId", "no uploaded media with this id; send the file by link")
 	}
 	return nil
+}
+
+// from checks the number a session message is asked to leave from: one the
+// key's workspace may use; a test key's messages leave from the sandbox's
+// number, which it may name too.
+func (h *SendSessionMessageHandler) from(ctx context.Context, p domain.Principal, named string) (domain.BusinessNumberID, error) {
+	if named == "" {
+		return "", nil
+	}
+	notFound := &domain.Error{Code: domain.CodePhoneNumberNotFound, Param: "from", Detail: domain.ErrPhoneNumberNotFound.Detail}
+	if p.Mode != domain.ModeLive {
+		if named != string(domain.SandboxNumberID) {
+			return "", notFound
+		}
+		return "", nil
+	}
+	if h.d.Numbers == nil {
+		return "", notFound
+	}
+	id, err := NumberFor(ctx, h.d.Numbers, p.Workspace, named)
+	if err != nil {
+		if de := (*domain.Error)(nil); errors.As(err, &de) && de.Code == domain.CodePhoneNumberNotFound {
+			return "", notFound
+		}
+		return "", err
+	}
+	return id, nil
 }

@@ -139,10 +139,18 @@ type Message struct {
 }
 
 // NewMessage makes a queued message from a campaign's prepared send.
+//
+// A live message leaves from the campaign's number; a test message from
+// the sandbox's.
 func NewMessage(id MessageID, c Campaign, contact Contact, p Principal, prep Prepared, now time.Time) Message {
 	now = now.UTC().Truncate(time.Microsecond)
+	var number BusinessNumberID
+	if p.Mode == ModeLive {
+		number = c.Number
+	}
 	return Message{
-		ID: id, Kind: MessageKindTemplate, Workspace: c.Workspace, CampaignID: c.ID, ContactID: contact.ID,
+		Number: number,
+		ID:     id, Kind: MessageKindTemplate, Workspace: c.Workspace, CampaignID: c.ID, ContactID: contact.ID,
 		KeyID: p.Key, Mode: p.Mode, Phone: contact.Phone,
 		TemplateName: c.Template.Name, Language: c.Template.Language, HeaderFormat: c.Template.HeaderFormat,
 		Variables: prep.Variables, MediaHeaderURL: prep.MediaHeaderURL, MediaFilename: prep.MediaFilename, Values: prep.Values,

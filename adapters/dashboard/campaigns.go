@@ -35,10 +35,16 @@ type campaignForm struct {
 	Name, Source, TemplateName, Language, HeaderFormat, HeaderText, Body, Footer, Labels string
 	Category                                                                             string
 	Activate                                                                             bool
+	// Number is the business number (pn_…) the campaign sends from; ""
+	// takes the workspace's only one.
+	Number string
 }
 
 type newCampaignPage struct {
-	Form       campaignForm
+	Form campaignForm
+	// Numbers are the business numbers the workspace may send from, to
+	// choose among when there are several.
+	Numbers    []domain.BusinessNumber
 	Templates  []domain.SyncedTemplate
 	Headers    []string
 	Categories []string
@@ -55,8 +61,16 @@ func (h *dash) newCampaignWith(w http.ResponseWriter, r *http.Request, status in
 		h.failErr(w, r, err)
 		return
 	}
+	var numbers []domain.BusinessNumber
+	if h.d.PhoneNumbers != nil {
+		ws := operator(r).session.Workspace
+		if numbers, err = h.d.PhoneNumbers.Handle(r.Context(), domain.Principal{Workspace: ws, Mode: domain.ModeLive}); err != nil {
+			h.failErr(w, r, err)
+			return
+		}
+	}
 	h.render(w, r, status, "campaign_new", view{Title: "New campaign", Nav: "campaigns", Error: msg,
-		Page: newCampaignPage{Form: f, Templates: ts, Headers: []string{"none", "text", "image", "video", "document"},
+		Page: newCampaignPage{Form: f, Templates: ts, Numbers: numbers, Headers: []string{"none", "text", "image", "video", "document"},
 			Categories: []string{domain.CategoryMarketing.String(), domain.CategoryUtility.String(), domain.CategoryAuthentication.String()}}})
 }
 
@@ -67,10 +81,10 @@ func (h *dash) createCampaign(w http.ResponseWriter, r *http.Request) {
 	f := campaignForm{Name: r.PostForm.Get("name"), Source: r.PostForm.Get("source"),
 		TemplateName: strings.TrimSpace(r.PostForm.Get("templateName")), Language: strings.TrimSpace(r.PostForm.Get("language")),
 		HeaderFormat: r.PostForm.Get("headerFormat"), HeaderText: r.PostForm.Get("headerText"), Category: r.PostForm.Get("category"),
-		Body: r.PostForm.Get("body"), Footer: r.PostForm.Get("footer"), Labels: r.PostForm.Get("labels"),
+		Body: r.PostForm.Get("body"), Footer: r.PostForm.Get("footer"), Labels: r.PostForm.Get("labels"), Number: r.PostForm.Get("phoneNumberId"),
 		Activate: r.PostForm.Get("activate") != ""}
 	cmd := app.CreateCampaign{Workspace: string(operator(r).session.Workspace), Name: f.Name,
-		VariableLabels: lines(f.Labels), Activate: f.Activate}
+		VariableLabels: lines(f.Labels), Activate: f.Activate, PhoneNumberID: f.Number}
 	var err error
 	if synced, ok := strings.CutPrefix(f.Source, "synced:"); ok {
 		name, lang, _ := strings.Cut(synced, ":")

@@ -36,6 +36,8 @@ type handlerParams struct {
 	ListContacts     *app.ListContactsHandler
 	Conversation     *app.ListConversationHandler
 	GetMessage       *app.GetMessageHandler
+	Numbers          *app.NumbersHandler          `optional:"true"`
+	PhoneNumbers     *app.ListPhoneNumbersHandler `optional:"true"`
 	Webhooks         webhookParams
 	NumberHealth     *app.ListNumberHealthHandler `optional:"true"`
 	Config           Config
@@ -48,7 +50,8 @@ func newHandler(p handlerParams) http.Handler {
 		ListCampaigns: p.ListCampaigns, CampaignStats: p.CampaignStats,
 		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign, RemapCampaign: p.RemapCampaign,
 		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, ListContacts: p.ListContacts,
-		Conversation: p.Conversation, GetMessage: p.GetMessage, Webhooks: p.Webhooks.deps(), NumberHealth: p.NumberHealth,
+		Conversation: p.Conversation, GetMessage: p.GetMessage, Webhooks: p.Webhooks.deps(), Numbers: p.Numbers,
+		PhoneNumbers: p.PhoneNumbers, NumberHealth: p.NumberHealth,
 	}, p.Config, p.Log)
 }
 

@@ -28,6 +28,12 @@ type Deps struct {
 	SubmitTemplate   *app.SubmitTemplateHandler
 	ListContacts     *app.ListContactsHandler
 	Conversation     *app.ListConversationHandler
+	// Numbers manages the business numbers (the Numbers page); nil
+	// leaves the page out.
+	Numbers *app.NumbersHandler
+	// PhoneNumbers, when set, offers the workspace's numbers on the new
+	// campaign form.
+	PhoneNumbers *app.ListPhoneNumbersHandler
 	// GetMessage, when set, gives the thread's sent messages their
 	// buttons.
 	GetMessage *app.GetMessageHandler
@@ -80,6 +86,11 @@ var routes = []route{
 	{"POST /dashboard/campaigns/{id}/status", true, tokenFormLimit, (*dash).changeStatus},
 	{"GET /dashboard/templates", true, 0, (*dash).templates},
 	{"POST /dashboard/templates", true, campaignFormLimit, (*dash).submitTemplate},
+	{"GET /dashboard/numbers", true, 0, (*dash).numbers},
+	{"POST /dashboard/numbers", true, numberFormLimit, (*dash).addNumber},
+	{"GET /dashboard/numbers/{id}", true, 0, (*dash).number},
+	{"POST /dashboard/numbers/{id}", true, numberFormLimit, (*dash).updateNumber},
+	{"POST /dashboard/numbers/{id}/remove", true, tokenFormLimit, (*dash).removeNumber},
 	{"GET /dashboard/contacts", true, 0, (*dash).contacts},
 	{"GET /dashboard/contacts/{id}", true, 0, (*dash).contact},
 	{"GET /dashboard/number-health", true, 0, (*dash).numberHealth},

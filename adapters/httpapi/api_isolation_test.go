@@ -123,6 +123,7 @@ var isolationMatrix = []isolationRow{
 		func(x isoIDs) string { return "/v1/campaigns/" + x.campaign + "/activate" }, nil, 200, "campaign_not_found"),
 	{"create campaign", "POST /v1/campaigns", checkCreateIsolation},
 	{"list templates", "GET /v1/templates", checkTemplatesIsolation},
+	{"list phone numbers", "GET /v1/phone-numbers", checkPhoneNumbersIsolation},
 	{"submit a template", "POST /v1/templates", checkTemplatesIsolation},
 	{"delete a template", "DELETE /v1/templates/{name}", checkTemplatesIsolation},
 	lookupRow("webhook endpoint", "GET /v1/webhook-endpoints/{id}", "GET",

@@ -270,6 +270,7 @@ var modeMatrix = []modeRow{
 	{"pause campaign", "POST /v1/campaigns/{id}/pause", checkModeCampaignWrites},
 	{"activate campaign", "POST /v1/campaigns/{id}/activate", checkModeCampaignWrites},
 	{"list templates", "GET /v1/templates", checkModeTemplates},
+	{"list phone numbers", "GET /v1/phone-numbers", checkModePhoneNumbers},
 	{"submit a template", "POST /v1/templates", checkModeTemplates},
 	{"delete a template", "DELETE /v1/templates/{name}", checkModeTemplates},
 	modeActionRow("webhook endpoint", "GET /v1/webhook-endpoints/{id}", "GET",

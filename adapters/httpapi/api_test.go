@@ -172,6 +172,8 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 		ListTemplates:  app.NewListTemplatesHandler(nil, st),
 		SubmitTemplate: app.NewSubmitTemplateHandler(nil, st, clock, obs),
 		DeleteTemplate: app.NewDeleteTemplateHandler(nil, st, clock, usecase.NewEvents(ids, httpapi.NewEventRenderer()), obs),
+
+		ListPhoneNumbers: app.NewListPhoneNumbersHandler(st),
 	}
 	for _, o := range opts {
 		o(&deps, st)

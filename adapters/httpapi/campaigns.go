@@ -88,9 +88,12 @@ type campaignDTO struct {
 	Slots         []slotDTO `json:"slots"`
 	VariableCount int       `json:"variableCount"`
 	HeaderFormat  string    `json:"headerFormat"`
-	Stats         statsDTO  `json:"stats"`
-	CreatedAt     string    `json:"createdAt"`
-	UpdatedAt     string    `json:"updatedAt"`
+	// PhoneNumberID is the business number the campaign sends from; null
+	// when it names none (the server's HERALD_WHATSAPP_* number).
+	PhoneNumberID *string  `json:"phoneNumberId"`
+	Stats         statsDTO `json:"stats"`
+	CreatedAt     string   `json:"createdAt"`
+	UpdatedAt     string   `json:"updatedAt"`
 	// PausedReason says why Herald paused the campaign by itself
 	// (quality_red); absent otherwise.
 	PausedReason *string `json:"pausedReason,omitempty"`
@@ -139,6 +142,7 @@ func toCampaignDTO(v app.CampaignView) campaignDTO {
 		out.Template.Status = &st
 	}
 	out.Template.Category = nonEmpty(c.Category.String())
+	out.PhoneNumberID = nonEmpty(string(c.Number))
 	out.PausedReason = nonEmpty(c.PausedReason.String())
 	for i, p := range t.Placeholders {
 		out.Placeholders[i] = placeholderDTO{Index: p.Index, Label: p.Label}

@@ -55,21 +55,23 @@ type createCampaignRequest struct {
 	Cards           []cardDTO    `json:"cards"`
 	Mapping         []mappingDTO `json:"mapping"`
 	Activate        bool         `json:"activate"`
+	PhoneNumberID   string       `json:"phoneNumberId"`
 }
 
 var createCampaignSpec = bodySpec{
 	fields: []string{"name", "templateName", "language", "category", "headerFormat", "headerText", "body", "footer",
-		"parameterFormat", "buttons", "offer", "cards", "mapping", "activate"},
+		"parameterFormat", "buttons", "offer", "cards", "mapping", "activate", "phoneNumberId"},
 	required: []string{"name", "templateName", "language"},
 }
 
 type patchCampaignRequest struct {
-	Name    *string           `json:"name"`
-	Mapping []mappingDTO      `json:"mapping"`
-	Labels  map[string]string `json:"labels"`
+	Name          *string           `json:"name"`
+	Mapping       []mappingDTO      `json:"mapping"`
+	Labels        map[string]string `json:"labels"`
+	PhoneNumberID string            `json:"phoneNumberId"`
 }
 
-var patchCampaignSpec = bodySpec{fields: []string{"name", "mapping", "labels"}}
+var patchCampaignSpec = bodySpec{fields: []string{"name", "mapping", "labels", "phoneNumberId"}}
 
 // decodeNested decodes body again refusing unknown names inside nested
 // objects (decodeStrict checks the top level), so a misspelt mapping or
@@ -164,7 +166,7 @@ func (a *api) createCampaign(w http.ResponseWriter, r *http.Request) {
 }
 
 func toCreateCampaign(in createCampaignRequest) (app.CreateCampaign, error) {
-	cmd := app.CreateCampaign{Name: in.Name, TemplateName: in.TemplateName, Language: in.Language,
+	cmd := app.CreateCampaign{Name: in.Name, TemplateName: in.TemplateName, Language: in.Language, PhoneNumberID: in.PhoneNumberID,
 		HeaderText: in.HeaderText, Body: in.Body, Footer: in.Footer, Mapping: toMapping(in.Mapping), Activate: in.Activate}
 	var err error
 	if in.HeaderFormat != "" {
@@ -226,7 +228,7 @@ func (a *api) patchCampaign(w http.ResponseWriter, r *http.Request) {
 	}
 	p := principalFrom(r.Context())
 	_, err := a.d.RemapCampaign.Handle(r.Context(), app.RemapCampaign{Workspace: p.Workspace, CampaignID: r.PathValue("id"),
-		Name: in.Name, Mapping: mapping})
+		Name: in.Name, Mapping: mapping, PhoneNumberID: in.PhoneNumberID})
 	if err != nil {
 		writeError(w, r, a.log, remapParam(err, len(in.Mapping)))
 		return

@@ -64,6 +64,7 @@ type handlerParams struct {
 	ListTemplates  *app.ListTemplatesHandler
 	SubmitTemplate *app.SubmitTemplateHandler
 	DeleteTemplate *app.DeleteTemplateHandler
+	PhoneNumbers   *app.ListPhoneNumbersHandler
 	Conversation   *app.ListConversationHandler
 	Webhook        *delivery.ReceiveWebhookHandler
 	WebhookVerify  *delivery.VerifyWebhookSubscriptionHandler
@@ -86,6 +87,7 @@ func newHandler(p handlerParams) http.Handler {
 		CreateCampaign: p.CreateCampaign, RemapCampaign: p.RemapCampaign, ChangeCampaignStatus: p.ChangeStatus,
 		Metrics: p.Metrics, Tracer: p.Tracer,
 		ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, DeleteTemplate: p.DeleteTemplate,
+		ListPhoneNumbers: p.PhoneNumbers,
 	}, p.Config, p.Log)
 }
 

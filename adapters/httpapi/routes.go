@@ -52,6 +52,9 @@ type Deps struct {
 	ListTemplates  *app.ListTemplatesHandler
 	SubmitTemplate *app.SubmitTemplateHandler
 	DeleteTemplate *app.DeleteTemplateHandler
+
+	// ListPhoneNumbers lists the business numbers a key may send from.
+	ListPhoneNumbers *app.ListPhoneNumbersHandler
 }
 
 type api struct {
@@ -90,6 +93,7 @@ var routes = []route{
 	{"PATCH /v1/campaigns/{id}", true, (*api).patchCampaign},
 	{"POST /v1/campaigns/{id}/activate", true, (*api).activateCampaign},
 	{"POST /v1/campaigns/{id}/pause", true, (*api).pauseCampaign},
+	{"GET /v1/phone-numbers", true, (*api).listPhoneNumbers},
 	{"GET /v1/templates", true, (*api).listTemplates},
 	{"POST /v1/templates", true, (*api).createTemplate},
 	{"DELETE /v1/templates/{name}", true, (*api).deleteTemplate},

@@ -18,6 +18,7 @@ type sessionRequest struct {
 	ContactID   string              `json:"contactId"`
 	Type        string              `json:"type"`
 	ReplyTo     string              `json:"replyTo"`
+	From        string              `json:"from"`
 	Text        *sessionTextIn      `json:"text"`
 	Image       *sessionMediaIn     `json:"image"`
 	Video       *sessionMediaIn     `json:"video"`
@@ -31,7 +32,7 @@ type sessionRequest struct {
 }
 
 var sessionSpec = bodySpec{
-	fields: []string{"to", "contactId", "type", "replyTo", "text", "image", "video", "audio", "document", "sticker",
+	fields: []string{"to", "contactId", "type", "replyTo", "from", "text", "image", "video", "audio", "document", "sticker",
 		"location", "contacts", "interactive", "reaction"},
 	required: []string{"type"},
 }
@@ -278,7 +279,7 @@ func (a *api) sendSession(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := a.d.SendSession.Handle(r.Context(), app.SendSessionMessage{
 		Principal: principalFrom(r.Context()), To: in.To, ContactID: in.ContactID, Content: in.content(),
-		ReplyTo: in.ReplyTo, IdempotencyKey: key,
+		ReplyTo: in.ReplyTo, From: in.From, IdempotencyKey: key,
 	})
 	if err != nil {
 		writeError(w, r, a.log, err)

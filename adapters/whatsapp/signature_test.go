@@ -90,3 +90,32 @@ func TestVerifySubscription(t *testing.T) {
 		})
 	}
 }
+
+// storedSecrets is the stored Meta apps' secrets as the registry gives
+// them.
+type storedSecrets [][]byte
+
+func (s storedSecrets) AppSecrets() [][]byte { return s }
+
+// Several apps send to one Herald, each signing with its own secret: a
+// call signed by any configured or stored app's secret is Meta's, and a
+// secret no app has is refused.
+func TestVerifySignatureOfEachApp(t *testing.T) {
+	t.Parallel()
+	body := fakemeta.StatusPayload(waba, phoneID, fakemeta.StatusUpdate{WAMID: "wamid.B", Status: "sent", RecipientID: user, At: at})
+	w := whatsapp.NewWebhooks(whatsapp.WebhookConfig{AppSecrets: []string{"env-secret"}}).
+		WithStoredSecrets(storedSecrets{[]byte("app-one-secret"), []byte("app-two-secret")})
+	for _, secret := range []string{"env-secret", "app-one-secret", "app-two-secret"} {
+		if err := w.VerifySignature(body, fakemeta.Sign(secret, body)); err != nil {
+			t.Errorf("signed by %s: %v", secret, err)
+		}
+	}
+	if err := w.VerifySignature(body, fakemeta.Sign("another-app", body)); !errors.Is(err, domain.ErrInvalidSignature) {
+		t.Errorf("signed by an unknown app: %v", err)
+	}
+	// With no configured secret, the stored ones alone are enough.
+	only := whatsapp.NewWebhooks(whatsapp.WebhookConfig{}).WithStoredSecrets(storedSecrets{[]byte("app-one-secret")})
+	if err := only.VerifySignature(body, fakemeta.Sign("app-one-secret", body)); err != nil {
+		t.Errorf("stored secret alone: %v", err)
+	}
+}

@@ -511,6 +511,9 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 			before = *c
 			if c.Workspace == ws {
 				c.RecordInbound(u.WaID, u.ProfileName, msg.At, now)
+				if id := h.numbers.numberID(in.Number); id != "" && msg.Kind != domain.KindReaction {
+					c.LastNumber = id // their session messages leave from it
+				}
 				if msg.Kind == domain.KindReaction {
 					// Meta does not say a reaction opens the window:
 					// Herald does not count one (decision 0024).

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/heraldhq/herald/app/usecase"
+	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
 
@@ -85,4 +86,19 @@ func (f *foreignNumbers) logFirst(log *usecase.Logger, foreign map[string]int) {
 			"set HERALD_WHATSAPP_PHONE_NUMBER_ID to apply them (then replay), logged once per number",
 			"phone_number_id", number, "items", n)
 	}
+}
+
+// numberIDs gives Herald's id of a stored business number from Meta's id
+// (delivery.Numbers does).
+type numberIDs interface {
+	NumberID(metaID string) domain.BusinessNumberID
+}
+
+// numberID is Herald's id of the business number with Meta's id, "" when
+// it is not stored.
+func (f *foreignNumbers) numberID(metaID string) domain.BusinessNumberID {
+	if ids, ok := f.ours.(numberIDs); ok && metaID != "" {
+		return ids.NumberID(metaID)
+	}
+	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/heraldhq/herald/app/usecase"
+	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 )
 
@@ -65,6 +66,18 @@ func newNumbers(p numbersParams) *Numbers {
 	return NewNumbers(p.Repo, p.Sealer, p.Clients, p.Live, p.Config, p.Cfg, p.Clock)
 }
 
+// NumberID asks each source that knows stored numbers.
+func (e eitherNumbers) NumberID(metaID string) domain.BusinessNumberID {
+	for _, n := range e {
+		if ids, ok := n.(numberIDs); ok {
+			if id := ids.NumberID(metaID); id != "" {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
 // eitherNumbers is ours when any of its sources says so: the webhook
 // adapter's configured number, the stored numbers.
 type eitherNumbers []ports.BusinessNumbers
@@ -85,7 +98,7 @@ func newApplyWebhookEventHandler(decoder ports.WebhookDecoder, configured ports.
 
 func runWorkers(lc fx.Lifecycle, d *Dispatcher, webhooks *ReplayWebhookEventsHandler, numbers *Numbers) {
 	ctx, cancel := context.WithCancel(context.Background())
-	const running = 2
+	const running = 3
 	done := make(chan struct{}, running)
 	lc.Append(fx.Hook{
 		OnStart: func(start context.Context) error {
@@ -97,6 +110,7 @@ func runWorkers(lc fx.Lifecycle, d *Dispatcher, webhooks *ReplayWebhookEventsHan
 			}
 			go func() { d.Run(ctx); done <- struct{}{} }()
 			go func() { webhooks.Retry(ctx); done <- struct{}{} }()
+			go func() { numbers.Run(ctx); done <- struct{}{} }()
 			return nil
 		},
 		OnStop: func(stop context.Context) error {

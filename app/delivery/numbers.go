@@ -156,7 +156,6 @@ func (r *Numbers) Load(ctx context.Context) error {
 // AppSecrets returns the stored Meta apps' secrets, for webhook
 // signatures.
 func (r *Numbers) AppSecrets() [][]byte {
-	_ = r.fresh(context.Background())
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.secrets)
@@ -182,12 +181,31 @@ func fingerprint(token string) string {
 	return fmt.Sprintf("%x", sum[:8])
 }
 
-// Invalidate makes the next lookup read the stored numbers again: a use
-// case that changed one calls it.
+// Invalidate reads the stored numbers again: a use case that changed one
+// calls it, outside any transaction. When the read fails, the next lookup
+// that may read tries again.
 func (r *Numbers) Invalidate() {
 	r.mu.Lock()
 	r.loaded = time.Time{}
 	r.mu.Unlock()
+	_ = r.Load(context.Background())
+}
+
+// Run reads the stored numbers again every refresh period until ctx ends,
+// so that a change made elsewhere (the CLI, another instance) takes
+// effect; the lookups that webhooks make (IsOurs, NumberID, AppSecrets)
+// read only this view, since they may run inside a transaction.
+func (r *Numbers) Run(ctx context.Context) {
+	t := time.NewTicker(r.cfg.Refresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = r.Load(ctx)
+		}
+	}
 }
 
 // fresh reloads when the view is older than the refresh period. A failed
@@ -237,7 +255,6 @@ func (r *Numbers) IsOurs(metaID string) bool {
 	if metaID == r.cfg.EnvPhoneNumberID {
 		return true
 	}
-	_ = r.fresh(context.Background())
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	_, ok := r.byMeta[metaID]
@@ -254,6 +271,17 @@ func (r *Numbers) ByMetaID(ctx context.Context, metaID string) (domain.BusinessN
 		return domain.BusinessNumber{}, false
 	}
 	return ln.number, true
+}
+
+// NumberID returns Herald's id of the stored number with Meta's id, "" when
+// none is stored.
+func (r *Numbers) NumberID(metaID string) domain.BusinessNumberID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ln, ok := r.byMeta[metaID]; ok {
+		return ln.number.ID
+	}
+	return ""
 }
 
 // Default returns the number a live message without one leaves from: the

@@ -151,7 +151,7 @@ func newRootCmd(e *env) *cobra.Command {
 		c.GroupID = "server"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{newWorkspacesCmd(e), newKeysCmd(e), newSandboxCmd(e), newCampaignsCmd(e), newTemplatesCmd(e), newWebhooksCmd(e), newEndpointsCmd(e), newEventsCmd(e), newAdminCmd(e)} {
+	for _, c := range []*cobra.Command{newWorkspacesCmd(e), newKeysCmd(e), newSandboxCmd(e), newNumbersCmd(e), newSecretsCmd(e), newCampaignsCmd(e), newTemplatesCmd(e), newWebhooksCmd(e), newEndpointsCmd(e), newEventsCmd(e), newAdminCmd(e)} {
 		c.GroupID = "admin"
 		root.AddCommand(c)
 	}

@@ -69,6 +69,9 @@ type Request struct {
 	Path  string
 	Body  []byte
 	WAMID string // the wamid given to an accepted send (Accepted only)
+	// From and Token are the business number an accepted send left from
+	// and the token it came with (Accepted only).
+	From, Token string
 }
 
 // Server is the fake Cloud API. Set its exported fields before the first
@@ -128,7 +131,8 @@ type Server struct {
 	// title (Meta's code 100), as Meta refuses some templates outright.
 	SubmitRefusal string
 
-	origin           string // scheme and host, for paging links
+	numbers          []Number // business numbers beyond the fake's own (numbers.go)
+	origin           string   // scheme and host, for paging links
 	mu               sync.Mutex
 	templates        map[string]Template
 	faults           []*Fault
@@ -370,17 +374,27 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		case r.Method == http.MethodDelete && parts[2] == "message_templates":
 			s.serveDelete(w, r, parts[1])
 			return
+		case r.Method == http.MethodGet && parts[2] == "phone_numbers":
+			s.servePhoneNumbers(w, r, parts[1])
+			return
 		}
 	}
 	s.fail(w, sendLedger, http.StatusBadRequest, 100, 0, "Unsupported request - method type: "+strings.ToLower(r.Method), "GraphMethodException")
 }
 
 func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID string) {
-	if r.Header.Get("Authorization") != "Bearer "+s.Token {
+	s.mu.Lock()
+	from, known := s.numberLocked(phoneNumberID)
+	tokenKnown := s.tokenKnownLocked(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	s.mu.Unlock()
+	// A token Meta does not know is refused first; a known token may
+	// only send from its own number (another number is, to it, an object
+	// it cannot see).
+	if !tokenKnown {
 		s.fail(w, sendLedger, http.StatusUnauthorized, 190, 0, "Invalid OAuth access token - Cannot parse access token", "OAuthException")
 		return
 	}
-	if phoneNumberID != s.PhoneNumberID {
+	if !known || r.Header.Get("Authorization") != "Bearer "+from.Token {
 		s.fail(w, sendLedger, http.StatusBadRequest, 100, 33, unknownObject("post", phoneNumberID), "GraphMethodException")
 		return
 	}
@@ -435,7 +449,7 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 				"Re-engagement message: more than 24 hours have passed since the recipient last replied", "OAuthException")
 			return
 		}
-		s.accept(w, r, p, body, f, "service")
+		s.accept(w, r, p, body, f, "service", from)
 		return
 	}
 	s.mu.Lock()
@@ -494,12 +508,12 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 		s.fail(w, sendLedger, http.StatusBadRequest, 132012, 0, "Parameter format does not match format in the created template", "OAuthException")
 		return
 	}
-	s.accept(w, r, p, body, f, tmpl.Category)
+	s.accept(w, r, p, body, f, tmpl.Category, from)
 }
 
 // accept answers an accepted send with its wamid and starts its status
 // webhooks.
-func (s *Server) accept(w http.ResponseWriter, r *http.Request, p payload, body []byte, f *Fault, category string) {
+func (s *Server) accept(w http.ResponseWriter, r *http.Request, p payload, body []byte, f *Fault, category string, from Number) {
 	wamid := "wamid." + randomString(48)
 	// The status webhooks are registered with the acceptance, in one step:
 	// WaitWebhooks after Accepted (or after the client has the answer)
@@ -512,15 +526,16 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, p payload, body 
 	}
 	s.acceptedCount++
 	if !s.Lean {
-		s.accepted = append(s.accepted, Request{Path: r.URL.Path, Body: body, WAMID: wamid})
+		s.accepted = append(s.accepted, Request{Path: r.URL.Path, Body: body, WAMID: wamid, From: from.PhoneNumberID,
+			Token: from.Token})
 	}
 	if s.WebhookURL != "" {
 		statuses := s.WebhookStatuses
 		if statuses == nil {
 			statuses = defaultWebhookStatuses
 		}
-		startWebhooks = s.emitLocked(emission{url: s.WebhookURL, secret: s.AppSecret, statuses: slices.Clone(statuses),
-			wamid: wamid, biz: p.BizOpaque, recipient: waID, category: category})
+		startWebhooks = s.emitLocked(emission{url: s.WebhookURL, secret: from.AppSecret, statuses: slices.Clone(statuses),
+			wamid: wamid, biz: p.BizOpaque, recipient: waID, category: category, waba: from.WABAID, number: from.PhoneNumberID})
 	}
 	s.mu.Unlock()
 	s.signal()

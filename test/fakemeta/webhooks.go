@@ -706,6 +706,8 @@ type emission struct {
 	wamid, biz  string
 	recipient   string
 	category    string // the template's, for pricing
+	waba        string // the sending number's account
+	number      string // the sending number (Meta's id)
 }
 
 // webhookSetup returns the client the webhooks are posted with and the
@@ -752,7 +754,7 @@ func (s *Server) post(e emission, done chan struct{}) {
 			u.ErrorCode, _ = strconv.Atoi(code)
 		}
 		u.At = base.Add(statusOffset[u.Status])
-		if !s.postStatus(e, u, StatusPayload(s.WABAID, s.PhoneNumberID, u)) {
+		if !s.postStatus(e, u, StatusPayload(e.waba, e.number, u)) {
 			return
 		}
 	}

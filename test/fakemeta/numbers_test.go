@@ -1,0 +1,68 @@
+package fakemeta_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/heraldhq/herald/test/fakemeta"
+)
+
+// A number of another account and app sends only with its own token, its
+// sends are recorded with it, and GET /{waba-id}/phone_numbers lists the
+// account's numbers with their health.
+func TestSeveralNumbers(t *testing.T) {
+	t.Parallel()
+	fake := fakemeta.New(t)
+	fake.AddTemplate(fakemeta.Template{Name: "hello", Language: "en_US", Status: "APPROVED", Body: "Hello"})
+	fake.AddNumber(fakemeta.Number{PhoneNumberID: "2001", WABAID: "3001", AppID: "4001", AppSecret: "app-b-secret",
+		Token: "EAAnumber2", DisplayPhoneNumber: "+44 7700 900001", VerifiedName: "Brand B", QualityRating: "YELLOW",
+		MessagingLimitTier: "TIER_10K"})
+	do := func(method, path, token, body string) (int, string) {
+		req, err := http.NewRequest(method, fake.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	send := `{"messaging_product":"whatsapp","to":"+447700900123","type":"template","template":{"name":"hello","language":{"code":"en_US"}}}`
+	if code, body := do("POST", "/2001/messages", fake.Token, send); code != 400 || !strings.Contains(body, `"code":100`) {
+		t.Errorf("number 2001 with the fake's own token: %d %s", code, body)
+	}
+	if code, body := do("POST", "/2001/messages", "EAAunknown", send); code != 401 {
+		t.Errorf("an unknown token: %d %s", code, body)
+	}
+	if code, body := do("POST", "/2001/messages", "EAAnumber2", send); code != 200 {
+		t.Fatalf("number 2001 with its token: %d %s", code, body)
+	}
+	acc := fake.Accepted()
+	if len(acc) != 1 || acc[0].From != "2001" || acc[0].Token != "EAAnumber2" {
+		t.Fatalf("accepted %+v", acc)
+	}
+	code, body := do("GET", "/3001/phone_numbers", "EAAnumber2", "")
+	var list struct {
+		Data []map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(body), &list); code != 200 || err != nil || len(list.Data) != 1 ||
+		list.Data[0]["quality_rating"] != "YELLOW" || list.Data[0]["messaging_limit_tier"] != "TIER_10K" ||
+		list.Data[0]["display_phone_number"] != "+44 7700 900001" || list.Data[0]["verified_name"] != "Brand B" {
+		t.Errorf("phone numbers of 3001: %d %s", code, body)
+	}
+	fake.SetQuality("2001", "RED", "TIER_250")
+	if _, body := do("GET", "/3001/phone_numbers", "EAAnumber2", ""); !strings.Contains(body, `"quality_rating":"RED"`) {
+		t.Errorf("after a quality drop: %s", body)
+	}
+	if code, _ := do("GET", "/3001/phone_numbers", fake.Token, ""); code != 401 {
+		t.Errorf("another account's token lists 3001: %d", code)
+	}
+}
