@@ -14,7 +14,7 @@ type numberHealthPage struct {
 
 func (h *dash) numberHealth(w http.ResponseWriter, r *http.Request) {
 	if h.d.NumberHealth == nil {
-		h.render(w, r, http.StatusOK, "number_health", view{Title: "Number health", Nav: "health", Page: numberHealthPage{}})
+		h.render(w, r, http.StatusOK, "number_health", view{Title: "Number health", Nav: "numbers", Page: numberHealthPage{}})
 		return
 	}
 	ns, err := h.d.NumberHealth.Handle(r.Context(), operator(r).session.Workspace)
@@ -22,5 +22,5 @@ func (h *dash) numberHealth(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "number_health", view{Title: "Number health", Nav: "health", Page: numberHealthPage{Numbers: ns}})
+	h.render(w, r, http.StatusOK, "number_health", view{Title: "Number health", Nav: "numbers", Page: numberHealthPage{Numbers: ns}})
 }
