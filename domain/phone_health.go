@@ -119,17 +119,19 @@ type HealthReading struct {
 // Apply records r on h. It returns the change it made and true, or false
 // when r says nothing new (the same rating and tier, or nothing at all).
 // A reading older than what h holds for a field does not change that
-// field: a late webhook does not undo a newer read.
+// field: a late webhook does not undo a newer read. Meta's webhooks give
+// whole seconds, so a reading in the same second as the one held counts
+// as newer.
 func (h *PhoneHealth) Apply(r HealthReading) (HealthChange, bool) {
 	at := r.At.UTC().Truncate(time.Microsecond)
 	ch := HealthChange{Number: h.Number, Source: r.Source, Event: r.Event, At: at,
 		Quality: h.Quality, PreviousQuality: h.Quality, Tier: h.Tier, PreviousTier: h.Tier}
 	changed := false
-	if r.Quality != "" && r.Quality != h.Quality && !at.Before(h.QualityAt) {
+	if r.Quality != "" && r.Quality != h.Quality && !at.Before(h.QualityAt.Truncate(time.Second)) {
 		h.Quality, h.QualityAt, ch.Quality = r.Quality, at, r.Quality
 		changed = true
 	}
-	if r.Tier != "" && r.Tier != h.Tier && !at.Before(h.TierAt) {
+	if r.Tier != "" && r.Tier != h.Tier && !at.Before(h.TierAt.Truncate(time.Second)) {
 		h.Tier, h.TierAt, ch.Tier = r.Tier, at, r.Tier
 		changed = true
 	}

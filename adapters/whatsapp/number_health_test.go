@@ -19,15 +19,17 @@ func TestReadNumberHealth(t *testing.T) {
 	fake := fakemeta.New(t)
 	c := whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, PhoneNumberID: fake.PhoneNumberID})
 	got, err := c.ReadNumberHealth(t.Context(), ports.NumberCredentials{PhoneNumberID: fake.PhoneNumberID})
-	if err != nil || got != (domain.HealthReading{Quality: domain.QualityGreen, Tier: domain.Tier2K, Source: domain.HealthFromRead}) {
+	if err != nil || got != (domain.HealthReading{Quality: domain.QualityGreen, Tier: domain.Tier1K, Source: domain.HealthFromRead}) {
 		t.Fatalf("the configured number: %+v %v", got, err)
 	}
-	fake.SetNumberHealth("1999", "RED", "TIER_250")
-	got, err = c.ReadNumberHealth(t.Context(), ports.NumberCredentials{PhoneNumberID: "1999", AccessToken: fake.Token})
+	fake.AddNumber(fakemeta.Number{PhoneNumberID: "1999", WABAID: "2999", Token: "EAAnumber1999", QualityRating: "GREEN",
+		MessagingLimitTier: "TIER_2K"})
+	fake.SetQuality("1999", "RED", "TIER_250")
+	got, err = c.ReadNumberHealth(t.Context(), ports.NumberCredentials{PhoneNumberID: "1999", AccessToken: "EAAnumber1999"})
 	if err != nil || got.Quality != domain.QualityRed || got.Tier != domain.Tier250 {
 		t.Fatalf("another number: %+v %v", got, err)
 	}
-	if _, err := c.ReadNumberHealth(t.Context(), ports.NumberCredentials{PhoneNumberID: "1998", AccessToken: fake.Token}); err == nil {
+	if _, err := c.ReadNumberHealth(t.Context(), ports.NumberCredentials{PhoneNumberID: "1998", AccessToken: "EAAnumber1999"}); err == nil {
 		t.Fatal("an unknown number read")
 	}
 	_, err = c.ReadNumberHealth(t.Context(), ports.NumberCredentials{PhoneNumberID: "1999", AccessToken: "EAAwrong-token"})
