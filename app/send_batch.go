@@ -97,7 +97,8 @@ func (h *SendCampaignMessageHandler) storeBatch(batch []*pendingSend) {
 
 // writeBatch stores the sends of a batch, in three passes: the campaigns
 // are read again (campaign_cache.go), the contacts locked, and each send
-// checked against its campaign, its contact and the daily cap, in arrival
+// checked against its campaign, its contact, the daily cap and the
+// messaging limit (messaging_limit.go), in arrival
 // order; the Idempotency-Keys are claimed in key order (so that two
 // batches claiming the same keys wait for each other rather than deadlock);
 // then the accepted sends' contacts, messages and entries are written. A
@@ -125,6 +126,17 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 		if counted[p], err = h.countSend(ctx, r, p); err != nil {
 			return err
 		}
+		if p.refused != nil {
+			continue
+		}
+		reached, err := h.reachRecipient(ctx, r, p)
+		switch {
+		case err != nil:
+			return err
+		case p.refused != nil && counted[p]:
+			return errRerun // its daily count was written
+		}
+		counted[p] = counted[p] || reached
 	}
 	if err := h.claimKeys(ctx, r, batch, counted); err != nil {
 		return err

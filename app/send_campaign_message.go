@@ -204,8 +204,14 @@ func (h *SendCampaignMessageHandler) PurgeExpired(ctx context.Context) error {
 	if _, err := h.d.Idempotency.PurgeIdempotencyRecords(ctx, domain.IdempotencyStaleBefore(now)); err != nil {
 		return err
 	}
-	_, err := h.d.SendCounts.PurgeSendCounts(ctx, now.UTC().Truncate(24*time.Hour).Add(-24*time.Hour))
-	return err
+	if _, err := h.d.SendCounts.PurgeSendCounts(ctx, now.UTC().Truncate(24*time.Hour).Add(-24*time.Hour)); err != nil {
+		return err
+	}
+	// Recipients reached before the messaging limit's window count no more.
+	return h.d.Tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+		_, err := r.Reach.PurgeReach(ctx, now.Add(-domain.MessagingWindow))
+		return err
+	})
 }
 
 // checkCampaign checks the send's variables and media header against the

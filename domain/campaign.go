@@ -55,6 +55,11 @@ type Campaign struct {
 	Number    BusinessNumberID
 	CreatedAt time.Time
 	UpdatedAt time.Time
+
+	// PausedReason is why Herald paused the campaign by itself (its
+	// number's quality turned RED, say); zero when it is not paused or a
+	// person paused it.
+	PausedReason PauseReason
 }
 
 // NewCampaign makes a draft campaign.
@@ -135,7 +140,11 @@ func (c *Campaign) Activate(now time.Time) error {
 		return &Error{Code: CodeInvalidTransition, Detail: "template " + c.templateRef() + " is " +
 			c.TemplateStatus.String() + " at Meta; a campaign can be activated only while its template is APPROVED"}
 	}
-	return c.moveTo(CampaignActive, now, CampaignDraft, CampaignPaused, CampaignActive)
+	if err := c.moveTo(CampaignActive, now, CampaignDraft, CampaignPaused, CampaignActive); err != nil {
+		return err
+	}
+	c.PausedReason = ""
+	return nil
 }
 
 // SetTemplateStatus records Meta's current status of the campaign's
@@ -155,9 +164,22 @@ func (c Campaign) templateRef() string {
 	return c.Template.Name + " (" + c.Template.Language + ")"
 }
 
-// Pause stops the campaign's sends until it is activated again.
+// Pause stops the campaign's sends until it is activated again. A person's
+// pause keeps the reason of an automatic pause before it.
 func (c *Campaign) Pause(now time.Time) error {
 	return c.moveTo(CampaignPaused, now, CampaignActive, CampaignPaused)
+}
+
+// PauseFor pauses an active campaign by Herald's own decision, recording
+// why, and reports whether it paused it: a campaign that is not active
+// (a draft, paused already, archived) is left as it is.
+func (c *Campaign) PauseFor(reason PauseReason, now time.Time) bool {
+	if c.Status != CampaignActive {
+		return false
+	}
+	c.Status, c.PausedReason = CampaignPaused, reason
+	c.UpdatedAt = now.UTC().Truncate(time.Microsecond)
+	return true
 }
 
 // Archive retires the campaign for good.

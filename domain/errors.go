@@ -76,7 +76,7 @@ func Codes() []Code {
 		CodeDailySendCapReached, CodeInvalidCredentials, CodeSessionNotFound, CodeOperatorNotFound,
 		CodeWhatsAppNotConfigured, CodeOutsideServiceWindow, CodeTemplateInvalid,
 		CodeWebhookEndpointNotFound, CodeEventNotFound, CodeInvalidWebhookURL, CodeInvalidEventType,
-		CodePhoneNumberNotFound, CodePhoneNumberRequired,
+		CodePhoneNumberNotFound, CodePhoneNumberRequired, CodeMessagingLimitReached,
 	}
 }
 

@@ -42,7 +42,10 @@ var (
 	EventContactOptedIn        = EventType{"contact.opted_in"}
 	EventTemplateStatusChanged = EventType{"template.status_changed"}
 	EventCampaignStatusChanged = EventType{"campaign.status_changed"}
-	EventWebhookTest           = EventType{"webhook.test"}
+	// EventPhoneNumberQualityChanged: Meta's quality rating of a business
+	// number changed (phone_health.go).
+	EventPhoneNumberQualityChanged = EventType{"phone_number.quality_changed"}
+	EventWebhookTest               = EventType{"webhook.test"}
 )
 
 // EventTypes lists every event type, in the order the documentation gives
@@ -50,7 +53,7 @@ var (
 func EventTypes() []EventType {
 	return []EventType{EventMessageSent, EventMessageDelivered, EventMessageRead, EventMessageFailed,
 		EventMessageReceived, EventContactOptedOut, EventContactOptedIn, EventTemplateStatusChanged,
-		EventCampaignStatusChanged, EventWebhookTest}
+		EventCampaignStatusChanged, EventPhoneNumberQualityChanged, EventWebhookTest}
 }
 
 // ParseEventType parses an event type's name. An unknown name is

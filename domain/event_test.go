@@ -15,7 +15,8 @@ import (
 func TestEventTypes(t *testing.T) {
 	t.Parallel()
 	want := []string{"message.sent", "message.delivered", "message.read", "message.failed", "message.received",
-		"contact.opted_out", "contact.opted_in", "template.status_changed", "campaign.status_changed", "webhook.test"}
+		"contact.opted_out", "contact.opted_in", "template.status_changed", "campaign.status_changed", "phone_number.quality_changed",
+		"webhook.test"}
 	var got []string
 	for _, et := range domain.EventTypes() {
 		got = append(got, et.String())

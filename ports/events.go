@@ -334,6 +334,9 @@ type EventRenderer interface {
 	RenderContact(c domain.Contact) ([]byte, error)
 	// RenderTemplateStatus is the data of template.status_changed.
 	RenderTemplateStatus(ch TemplateStatusChange) ([]byte, error)
+	// RenderNumberQuality is the data of phone_number.quality_changed:
+	// the number and its change of quality (and tier).
+	RenderNumberQuality(n domain.BusinessNumber, ch domain.HealthChange) ([]byte, error)
 	// RenderCampaignStatus is the data of campaign.status_changed: c as
 	// GET /v1/campaigns/{id} shows it, and the status it had before.
 	RenderCampaignStatus(c domain.Campaign, previous domain.CampaignStatus) ([]byte, error)

@@ -23,6 +23,8 @@ type Store interface {
 	WebhookEventRepository
 	IdempotencyRepository
 	SendCountRepository
+	PhoneHealthRepository
+	MessagingReachRepository
 	OperatorRepository
 	EventWriter
 	EventRepository
@@ -54,6 +56,8 @@ func StorePorts() []any {
 		new(WebhookEventRepository),
 		new(IdempotencyRepository),
 		new(SendCountRepository),
+		new(PhoneHealthRepository),
+		new(MessagingReachRepository),
 		new(OperatorRepository),
 		new(EventWriter),
 		new(EventRepository),

@@ -18,6 +18,10 @@ type Repos struct {
 	Webhooks      WebhookEventRepository
 	Idempotency   IdempotencyRepository
 	SendCounts    SendCountRepository
+	// Health and Reach are numbers' health and the messaging limit's
+	// count of recipients (phone_health.go).
+	Health PhoneHealthRepository
+	Reach  MessagingReachRepository
 	// Events writes the events a change reports, with their deliveries,
 	// in the change's transaction.
 	Events EventWriter

@@ -53,6 +53,10 @@ type WebhookBatch struct {
 	// templates' category changes (whatsapp's decode_marketing.go).
 	Preferences []MarketingPreferenceEvent
 	Categories  []TemplateCategoryEvent
+	// Health and Accounts are numbers' quality and messaging limit
+	// changes and account notices (whatsapp's decode_health.go).
+	Health   []NumberHealthEvent
+	Accounts []AccountEvent
 	// Errors are account-level errors (no message concerned), for the log.
 	Errors []domain.Failure
 	// Skipped says, one line each, what was not understood and why.

@@ -90,6 +90,7 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		SendableCampaigns: app.NewListSendableCampaignsHandler(st, obs),
 		SimulateInbound:   app.NewSimulateInboundHandler(st, st, def, clock, ids, nil),
 		SyncContact:       e.syncContact,
+		NumberHealth:      app.NewListNumberHealthHandler(st, st, st, clock),
 	}
 	e.srv = httptest.NewServer(dashboard.NewHandler(e.deps, cfg, nil))
 	t.Cleanup(e.srv.Close)

@@ -46,6 +46,7 @@ type handlerParams struct {
 	Numbers          *app.NumbersHandler          `optional:"true"`
 	PhoneNumbers     *app.ListPhoneNumbersHandler `optional:"true"`
 	Webhooks         webhookParams
+	NumberHealth     *app.ListNumberHealthHandler `optional:"true"`
 	Config           Config
 	Log              *zap.Logger
 }
@@ -61,6 +62,7 @@ func newHandler(p handlerParams) http.Handler {
 		SendableCampaigns: p.Sendable,
 		SimulateInbound:   p.SimulateInbound, SyncContact: p.SyncContact,
 		Numbers: p.Numbers, PhoneNumbers: p.PhoneNumbers,
+		NumberHealth: p.NumberHealth,
 	}, p.Config, p.Log)
 }
 

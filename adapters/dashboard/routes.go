@@ -49,6 +49,9 @@ type Deps struct {
 	// buttons.
 	GetMessage *app.GetMessageHandler
 	Webhooks   WebhookDeps
+	// NumberHealth, when set, lists the business numbers' health
+	// (number_health.go).
+	NumberHealth *app.ListNumberHealthHandler
 }
 
 type dash struct {
@@ -107,6 +110,7 @@ var routes = []route{
 	{"GET /dashboard/inbox/{id}", true, 0, (*dash).thread},
 	{"POST /dashboard/inbox/{id}/reply", true, replyFormLimit, (*dash).reply},
 	{"POST /dashboard/inbox/{id}/template", true, pickFormLimit, (*dash).sendTemplate},
+	{"GET /dashboard/number-health", true, 0, (*dash).numberHealth},
 }
 
 // maxLoginBuckets bounds the sign-in limiter's memory: about 10 MiB.

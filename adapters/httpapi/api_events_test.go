@@ -362,7 +362,7 @@ func TestPullEvents(t *testing.T) {
 				problemBody(422, "invalid_parameter", "Invalid parameter", "limit", "limit must be a whole number between 1 and 1000")},
 			{"an unknown type", "GET", "/v1/events?types=message.sent,message.bounced", k, "", 422,
 				problemBody(422, "invalid_event_type", "Invalid event type", "types",
-					`unknown event type "message.bounced"; the types are message.sent, message.delivered, message.read, message.failed, message.received, contact.opted_out, contact.opted_in, template.status_changed, campaign.status_changed, webhook.test`)},
+					`unknown event type "message.bounced"; the types are message.sent, message.delivered, message.read, message.failed, message.received, contact.opted_out, contact.opted_in, template.status_changed, campaign.status_changed, phone_number.quality_changed, webhook.test`)},
 		})
 	})
 }

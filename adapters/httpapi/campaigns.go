@@ -94,6 +94,9 @@ type campaignDTO struct {
 	Stats         statsDTO `json:"stats"`
 	CreatedAt     string   `json:"createdAt"`
 	UpdatedAt     string   `json:"updatedAt"`
+	// PausedReason says why Herald paused the campaign by itself
+	// (quality_red); absent otherwise.
+	PausedReason *string `json:"pausedReason,omitempty"`
 }
 
 type campaignListDTO struct {
@@ -140,6 +143,7 @@ func toCampaignDTO(v app.CampaignView) campaignDTO {
 	}
 	out.Template.Category = nonEmpty(c.Category.String())
 	out.PhoneNumberID = nonEmpty(string(c.Number))
+	out.PausedReason = nonEmpty(c.PausedReason.String())
 	for i, p := range t.Placeholders {
 		out.Placeholders[i] = placeholderDTO{Index: p.Index, Label: p.Label}
 	}

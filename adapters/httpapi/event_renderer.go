@@ -51,6 +51,7 @@ type campaignEventDTO struct {
 	HeaderFormat   string           `json:"headerFormat"`
 	CreatedAt      string           `json:"createdAt"`
 	UpdatedAt      string           `json:"updatedAt"`
+	PausedReason   *string          `json:"pausedReason,omitempty"`
 }
 
 // testEventDTO is the data of webhook.test: the endpoint it was sent to.
@@ -100,7 +101,7 @@ func (EventRenderer) RenderCampaignStatus(c domain.Campaign, previous domain.Cam
 	v := toCampaignDTO(app.CampaignView{Campaign: c})
 	return marshalEventData(campaignEventDTO{ID: v.ID, Name: v.Name, Status: v.Status, PreviousStatus: previous.String(),
 		Template: v.Template, Placeholders: v.Placeholders, Slots: v.Slots, VariableCount: v.VariableCount, HeaderFormat: v.HeaderFormat,
-		CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt})
+		CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, PausedReason: v.PausedReason})
 }
 
 // RenderTest renders the endpoint a webhook.test event is sent to.
@@ -122,3 +123,26 @@ func marshalEventData(v any) ([]byte, error) {
 }
 
 var _ ports.EventRenderer = (*EventRenderer)(nil)
+
+// numberQualityEventDTO is the data of phone_number.quality_changed: the
+// number, its quality and tier now and before, and where Herald learnt it.
+type numberQualityEventDTO struct {
+	ID                 string  `json:"id"`
+	DisplayPhoneNumber string  `json:"displayPhoneNumber"`
+	VerifiedName       string  `json:"verifiedName"`
+	Quality            string  `json:"quality"`
+	PreviousQuality    *string `json:"previousQuality"`
+	Tier               *string `json:"tier"`
+	PreviousTier       *string `json:"previousTier"`
+	Source             string  `json:"source"`
+	MetaEvent          *string `json:"metaEvent"`
+	ChangedAt          string  `json:"changedAt"`
+}
+
+// RenderNumberQuality renders a number's change of quality.
+func (EventRenderer) RenderNumberQuality(n domain.BusinessNumber, ch domain.HealthChange) ([]byte, error) {
+	return marshalEventData(numberQualityEventDTO{ID: string(n.ID), DisplayPhoneNumber: n.DisplayNumber,
+		VerifiedName: n.VerifiedName, Quality: string(ch.Quality), PreviousQuality: nonEmpty(string(ch.PreviousQuality)),
+		Tier: nonEmpty(string(ch.Tier)), PreviousTier: nonEmpty(string(ch.PreviousTier)), Source: ch.Source.String(),
+		MetaEvent: nonEmpty(ch.Event), ChangedAt: rfc3339(ch.At)})
+}

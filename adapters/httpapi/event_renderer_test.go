@@ -51,6 +51,12 @@ func TestEventDataMatchesTheDocument(t *testing.T) {
 	if err := paused.Pause(at); err != nil {
 		t.Fatal(err)
 	}
+	redPaused := camp
+	if err := redPaused.Activate(at); err != nil {
+		t.Fatal(err)
+	}
+	redPaused.PauseFor(domain.PausedQualityRed, at)
+	number := porttest.NewNumber(t, ws)
 	render := func(b []byte, err error) []byte {
 		t.Helper()
 		if err != nil {
@@ -72,6 +78,12 @@ func TestEventDataMatchesTheDocument(t *testing.T) {
 		{domain.EventTemplateStatusChanged, "TemplateStatusEventData", render(r.RenderTemplateStatus(ports.TemplateStatusChange{
 			Name: "welcome", Language: "en_US", Status: domain.TemplateApproved, At: at}))},
 		{domain.EventCampaignStatusChanged, "CampaignStatusEventData", render(r.RenderCampaignStatus(paused, domain.CampaignActive))},
+		{domain.EventCampaignStatusChanged, "CampaignStatusEventData", render(r.RenderCampaignStatus(redPaused, domain.CampaignActive))},
+		{domain.EventPhoneNumberQualityChanged, "PhoneNumberQualityEventData", render(r.RenderNumberQuality(number,
+			domain.HealthChange{Number: number.MetaID, Quality: domain.QualityRed, PreviousQuality: domain.QualityGreen,
+				Tier: domain.Tier2K, Source: domain.HealthFromWebhook, Event: "FLAGGED", At: at}))},
+		{domain.EventPhoneNumberQualityChanged, "PhoneNumberQualityEventData", render(r.RenderNumberQuality(number,
+			domain.HealthChange{Number: number.MetaID, Quality: domain.QualityUnknown, Source: domain.HealthFromRead, At: at}))},
 		{domain.EventWebhookTest, "WebhookTestEventData", render(r.RenderTest(ep))},
 	}
 	for _, c := range cases {

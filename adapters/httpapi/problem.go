@@ -73,6 +73,7 @@ var statuses = map[domain.Code]statusTitle{
 	domain.CodeOutsideServiceWindow:   {422, "Outside service window"},
 	CodeRateLimited:                   {429, "Rate limited"},
 	domain.CodeDailySendCapReached:    {429, "Daily send cap reached"},
+	domain.CodeMessagingLimitReached:  {429, "Messaging limit reached"},
 	// Events to the customer's systems: webhook endpoints and events.
 	domain.CodeWebhookEndpointNotFound: {404, "Webhook endpoint not found"},
 	domain.CodeEventNotFound:           {404, "Event not found"},
@@ -115,6 +116,10 @@ type problem struct {
 	// contact's customer-service window closed (absent when it never
 	// opened).
 	WindowClosedAt string `json:"windowClosedAt,omitempty"`
+	// FreesAt comes with messaging_limit_reached: when the oldest
+	// recipient leaves the moving 24 hours, and a marketing send to a new
+	// recipient may be made again.
+	FreesAt string `json:"freesAt,omitempty"`
 	// Errors are every finding of a refused template (template_invalid).
 	Errors []findingDTO `json:"errors,omitempty"`
 }
@@ -145,6 +150,11 @@ func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err err
 		var re *domain.RetryableError
 		if errors.As(err, &re) {
 			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(re.After)))
+		}
+		var ml *domain.MessagingLimitError
+		if errors.As(err, &ml) {
+			writeProblemWith(w, r, de.Code, de.Param, de.Detail, func(p *problem) { p.FreesAt = rfc3339(ml.FreesAt) })
+			return
 		}
 		var wc *domain.WindowClosedError
 		if errors.As(err, &wc) && !wc.ClosedAt.IsZero() {

@@ -49,6 +49,9 @@ func New() *Store {
 		eventIDs:    map[string]domain.WebhookEventID{},
 		idempotency: map[idemKey]domain.IdempotencyRecord{},
 		sendCounts:  map[countKey]int{},
+		health:      map[string]domain.PhoneHealth{},
+		healthLog:   map[int64]domain.HealthChange{},
+		reach:       map[reachKey]time.Time{},
 		operators:   map[domain.OperatorID]domain.Operator{},
 		operatorIDs: map[string]domain.OperatorID{},
 		sessions:    map[string]domain.Session{},
@@ -91,6 +94,9 @@ type state struct {
 	eventIDs    map[string]domain.WebhookEventID // by SHA-256
 	idempotency map[idemKey]domain.IdempotencyRecord
 	sendCounts  map[countKey]int
+	health      map[string]domain.PhoneHealth // by Meta's phone number id
+	healthLog   map[int64]domain.HealthChange // by the order recorded (counterHealth)
+	reach       map[reachKey]time.Time        // when each recipient was last reached
 	operators   map[domain.OperatorID]domain.Operator
 	operatorIDs map[string]domain.OperatorID   // by email
 	sessions    map[string]domain.Session      // by token hash

@@ -26,10 +26,11 @@ type campaignRow struct {
 	NumberID       string   `db:"business_number_id"`
 	CreatedAt      dbTime   `db:"created_at"`
 	UpdatedAt      dbTime   `db:"updated_at"`
+	PausedReason   string   `db:"paused_reason"`
 }
 
 const campaignColumns = `id, workspace_id, name, template_name, language, header_format, header_text, body, footer,
-placeholders, slots, buttons, template_status, category, status, business_number_id, created_at, updated_at`
+placeholders, slots, buttons, template_status, category, status, business_number_id, created_at, updated_at, paused_reason`
 
 // placeholderJSON is the stored form of a template placeholder.
 type placeholderJSON struct {
@@ -85,7 +86,7 @@ func toCampaignRow(c domain.Campaign) (campaignRow, error) {
 		TemplateName: t.Name, Language: domain.CanonicalLanguage(t.Language), HeaderFormat: t.HeaderFormat.String(), HeaderText: t.HeaderText,
 		Body: t.Body, Footer: t.Footer, Placeholders: phJSON,
 		TemplateStatus: c.TemplateStatus.String(), Category: c.Category.String(), Status: c.Status.String(),
-		NumberID: string(c.Number), CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt),
+		NumberID: string(c.Number), CreatedAt: newDBTime(c.CreatedAt), UpdatedAt: newDBTime(c.UpdatedAt), PausedReason: c.PausedReason.String(),
 	}, nil
 }
 
@@ -103,6 +104,10 @@ func (r campaignRow) toDomain() (domain.Campaign, error) {
 		return domain.Campaign{}, err
 	}
 	category, err := parseStored("template category", r.Category, domain.ParseTemplateCategory)
+	if err != nil {
+		return domain.Campaign{}, err
+	}
+	paused, err := parseStored("pause reason", r.PausedReason, domain.ParsePauseReason)
 	if err != nil {
 		return domain.Campaign{}, err
 	}
@@ -125,7 +130,7 @@ func (r campaignRow) toDomain() (domain.Campaign, error) {
 			Body: r.Body, Footer: r.Footer, Placeholders: placeholders, Slots: slots, Buttons: buttons,
 		},
 		TemplateStatus: tmplStatus, Category: category, Status: status, Number: domain.BusinessNumberID(r.NumberID),
-		CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(),
+		CreatedAt: r.CreatedAt.time(), UpdatedAt: r.UpdatedAt.time(), PausedReason: paused,
 	}, nil
 }
 
@@ -133,7 +138,7 @@ func (r campaignRow) toDomain() (domain.Campaign, error) {
 func (s *Store) CreateCampaign(ctx context.Context, c domain.Campaign) error {
 	const q = `INSERT INTO campaigns (` + campaignColumns + `)
 VALUES (:id, :workspace_id, :name, :template_name, :language, :header_format, :header_text, :body, :footer,
-:placeholders, :slots, :buttons, :template_status, :category, :status, :business_number_id, :created_at, :updated_at)`
+:placeholders, :slots, :buttons, :template_status, :category, :status, :business_number_id, :created_at, :updated_at, :paused_reason)`
 	row, err := toCampaignRow(c)
 	if err == nil {
 		_, err = s.exec(ctx, q, row)
@@ -200,7 +205,8 @@ func (s *Store) UpdateCampaign(ctx context.Context, ws domain.WorkspaceID, id do
 	const qUpdate = `UPDATE campaigns
 SET name = :name, template_name = :template_name, language = :language, header_format = :header_format,
     header_text = :header_text, body = :body, footer = :footer, placeholders = :placeholders, slots = :slots, buttons = :buttons,
-    template_status = :template_status, category = :category, status = :status, business_number_id = :business_number_id, created_at = :created_at, updated_at = :updated_at
+    template_status = :template_status, category = :category, status = :status, business_number_id = :business_number_id, created_at = :created_at, updated_at = :updated_at,
+    paused_reason = :paused_reason
 WHERE workspace_id = :workspace_id AND id = :id`
 	var c domain.Campaign
 	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {

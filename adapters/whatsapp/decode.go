@@ -120,6 +120,14 @@ func (d *decoder) entry(at string, raw json.RawMessage) {
 			d.userPreferences(at, c.Value)
 		case "template_category_update":
 			d.templateCategory(at, e.ID, e.Time.t, c.Value)
+		case "phone_number_quality_update":
+			d.qualityUpdate(at, e.ID, e.Time.t, c.Value)
+		case "business_capability_update":
+			d.capabilityUpdate(at, e.ID, e.Time.t, c.Value)
+		case "account_update":
+			d.accountUpdate(at, e.ID, e.Time.t, c.Value)
+		case "account_alerts":
+			d.accountAlert(at, e.ID, e.Time.t, c.Value)
 		default:
 			d.skip(at, "field %q is not handled", short(c.Field))
 		}

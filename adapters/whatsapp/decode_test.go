@@ -378,8 +378,8 @@ func TestDecode(t *testing.T) {
 		{
 			name: "unknown field",
 			body: []byte(`{"object":"whatsapp_business_account","entry":[{"id":"` + waba + `","time":1750033673,"changes":[` +
-				`{"field":"account_update","value":{"event":"VERIFIED_ACCOUNT"}}]}]}`),
-			want: ports.WebhookBatch{Skipped: []string{`entry 0 change 0: field "account_update" is not handled`}},
+				`{"field":"security","value":{"event":"VERIFIED_ACCOUNT"}}]}]}`),
+			want: ports.WebhookBatch{Skipped: []string{`entry 0 change 0: field "security" is not handled`}},
 		},
 		{
 			name: "unreadable parts are skipped, the rest kept",

@@ -7,10 +7,12 @@ import (
 )
 
 // Module provides the one Cloud API *Client, also as the ports.CloudClients
-// that act for each stored business number. It needs a Config. Add
+// that act for each stored business number and as the
+// ports.NumberHealthReader. It needs a Config. Add
 // SenderModule and TemplateSourceModule for the uses that are configured;
 // both are the same client.
-var Module = fx.Module("whatsapp", fx.Provide(New, func(c *Client) ports.CloudClients { return c }))
+var Module = fx.Module("whatsapp", fx.Provide(New, func(c *Client) ports.CloudClients { return c },
+	func(c *Client) ports.NumberHealthReader { return c }))
 
 // SenderModule provides the client as the `name:"live"` sender. It needs
 // Module.

@@ -37,6 +37,11 @@ type WebhookReport struct {
 	MarketingResumed int
 	Categories       int
 	QueuedFailed     int
+	// Health counts business numbers whose quality or tier changed, and
+	// PausedOnRed the marketing campaigns paused because their number's
+	// quality turned RED (number_health.go).
+	Health      int
+	PausedOnRed int
 	// Skipped says what was not applied and why, one line each.
 	Skipped []string
 	// Failed says which items could not be applied, and the error, one
@@ -47,6 +52,8 @@ type WebhookReport struct {
 	reported   []time.Time             // Meta's timestamps of the statuses applied, for the lag
 	categories []webhookCategoryChange
 	foreign    map[string]int // items per business number not Herald's
+	health     []numberHealthChange
+	accounts   []ports.AccountEvent
 }
 
 // webhookTemplateChange is a campaign whose template status a webhook
@@ -71,6 +78,10 @@ func (r *WebhookReport) add(part WebhookReport) {
 	r.MarketingResumed += part.MarketingResumed
 	r.Categories += part.Categories
 	r.QueuedFailed += part.QueuedFailed
+	r.Health += part.Health
+	r.PausedOnRed += part.PausedOnRed
+	r.health = append(r.health, part.health...)
+	r.accounts = append(r.accounts, part.accounts...)
 	r.Skipped = append(r.Skipped, part.Skipped...)
 	r.changes = append(r.changes, part.changes...)
 	r.categories = append(r.categories, part.categories...)
@@ -91,6 +102,7 @@ type ApplyWebhookEventHandler struct {
 	clock   ports.Clock
 	ids     ports.IDGenerator
 	emit    *usecase.Events
+	health  numberHealth
 	cfg     Config
 	log     *usecase.Logger
 	obs     *usecase.Observer
@@ -101,7 +113,8 @@ type ApplyWebhookEventHandler struct {
 // the items change writes its events (emit) in the items' transaction.
 func NewApplyWebhookEventHandler(decoder ports.WebhookDecoder, numbers ports.BusinessNumbers, tx ports.Transactor, events ports.WebhookEventRepository, clock ports.Clock, ids ports.IDGenerator, emit *usecase.Events, cfg Config, obs *usecase.Observer) *ApplyWebhookEventHandler {
 	return &ApplyWebhookEventHandler{decoder: decoder, numbers: newForeignNumbers(numbers), tx: tx, events: events,
-		clock: clock, ids: ids, emit: emit, cfg: cfg.WithDefaults(), log: obs.Logger("webhooks"), obs: obs}
+		clock: clock, ids: ids, emit: emit, health: numberHealth{emit: emit, ids: ids, pauseOnRed: !cfg.KeepMarketingOnRed},
+		cfg: cfg.WithDefaults(), log: obs.Logger("webhooks"), obs: obs}
 }
 
 // Apply applies ev. On failure (the body cannot be decoded, or the store
@@ -147,7 +160,8 @@ func (h *ApplyWebhookEventHandler) logged(id domain.WebhookEventID, rep WebhookR
 			"event", c.event, "reason", c.reason)
 	}
 	h.logCategories(rep.categories)
-	rep.changes, rep.categories = nil, nil
+	h.logHealth(rep.health, rep.accounts)
+	rep.changes, rep.categories, rep.health, rep.accounts = nil, nil, nil, nil
 	h.numbers.logFirst(h.log, rep.foreign)
 	rep.foreign = nil
 	return rep
@@ -331,6 +345,7 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 			}})
 	}
 	items = append(items, h.marketingItems(batch, received, now)...)
+	items = append(items, h.healthItems(batch, received, now)...)
 	return items
 }
 

@@ -42,7 +42,8 @@ func (f *foreignNumbers) split(b ports.WebhookBatch) (ports.WebhookBatch, map[st
 		foreign[number]++
 		return false
 	}
-	out := ports.WebhookBatch{Templates: b.Templates, Categories: b.Categories, Errors: b.Errors, Skipped: b.Skipped}
+	out := ports.WebhookBatch{Templates: b.Templates, Categories: b.Categories, Errors: b.Errors, Skipped: b.Skipped,
+		Health: b.Health, Accounts: b.Accounts}
 	for _, e := range b.Statuses {
 		if ours(e.Number) {
 			out.Statuses = append(out.Statuses, e)

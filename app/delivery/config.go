@@ -23,6 +23,13 @@ type Config struct {
 	// OptKeywords are the words that opt a contact out or back in; the
 	// zero value means STOP and UNSUBSCRIBE out, START in.
 	OptKeywords domain.OptKeywords
+	// KeepMarketingOnRed keeps marketing campaigns sending when their
+	// number's quality turns RED (HERALD_PAUSE_ON_RED=false); by default
+	// they pause by themselves.
+	KeepMarketingOnRed bool
+	// HealthRefresh is how often each number's health is read from Meta
+	// (also once at start).
+	HealthRefresh time.Duration
 }
 
 // WithDefaults fills zero fields with defaults.
@@ -51,6 +58,7 @@ func (c Config) WithDefaults() Config {
 	seti(&c.WebhookMaxAttempts, 10)
 	// Meta keeps trying to deliver a message for 30 days.
 	set(&c.ParkedStatusTTL, 30*24*time.Hour)
+	set(&c.HealthRefresh, time.Hour)
 	if c.OptKeywords.IsZero() {
 		c.OptKeywords = domain.DefaultOptKeywords()
 	}

@@ -29,6 +29,7 @@ var Module = fx.Module("delivery",
 		NewReceiveWebhookHandler,
 		NewVerifyWebhookSubscriptionHandler,
 		NewReplayWebhookEventsHandler,
+		newRefreshNumberHealthHandler,
 		fx.Annotate(NewRecordStatusEventHandler, fx.As(fx.Self()), fx.As(new(ports.StatusSink))),
 	),
 )
@@ -37,7 +38,7 @@ var Module = fx.Module("delivery",
 // failed to apply while the server runs. On stop the dispatcher stops
 // claiming, finishes its sends in flight and releases the rest. The CLI
 // leaves it out.
-var WorkersModule = fx.Module("delivery.workers", fx.Invoke(runWorkers))
+var WorkersModule = fx.Module("delivery.workers", fx.Invoke(runWorkers, runHealthRefresh))
 
 type senderParams struct {
 	fx.In
@@ -122,6 +123,44 @@ func runWorkers(lc fx.Lifecycle, d *Dispatcher, webhooks *ReplayWebhookEventsHan
 				}
 			}
 			return nil
+		},
+	})
+}
+
+type healthParams struct {
+	fx.In
+	Numbers *Numbers
+	Reader  ports.NumberHealthReader `optional:"true"`
+	Tx      ports.Transactor
+	Clock   ports.Clock
+	IDs     ports.IDGenerator
+	Emit    *usecase.Events
+	Cfg     Config
+	Obs     *usecase.Observer
+}
+
+func newRefreshNumberHealthHandler(p healthParams) *RefreshNumberHealthHandler {
+	return NewRefreshNumberHealthHandler(p.Numbers, p.Reader, p.Tx, p.Clock, p.IDs, p.Emit, p.Cfg, p.Obs)
+}
+
+// runHealthRefresh reads the numbers' health from Meta while the server
+// runs (refresh_number_health.go).
+func runHealthRefresh(lc fx.Lifecycle, h *RefreshNumberHealthHandler) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() { h.Run(ctx); close(done) }()
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case <-done:
+				return nil
+			case <-stop.Done():
+				return stop.Err()
+			}
 		},
 	})
 }

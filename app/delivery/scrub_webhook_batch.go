@@ -56,6 +56,16 @@ func scrubWebhookBatch(b ports.WebhookBatch) ports.WebhookBatch {
 		c.Account, c.Name, c.Language = s(c.Account), s(c.Name), s(c.Language)
 		out.Categories = append(out.Categories, c)
 	}
+	for _, h := range b.Health {
+		h.Account, h.DisplayNumber, h.Event = s(h.Account), s(h.DisplayNumber), s(h.Event)
+		h.Quality, h.Tier = domain.QualityRating(s(string(h.Quality))), domain.MessagingTier(s(string(h.Tier)))
+		out.Health = append(out.Health, h)
+	}
+	for _, a := range b.Accounts {
+		a.Account, a.Field, a.Event, a.Severity, a.Status = s(a.Account), s(a.Field), s(a.Event), s(a.Severity), s(a.Status)
+		a.EntityType, a.EntityID, a.Description = s(a.EntityType), s(a.EntityID), s(a.Description)
+		out.Accounts = append(out.Accounts, a)
+	}
 	for _, f := range b.Errors {
 		out.Errors = append(out.Errors, domain.Failure{Code: f.Code, Title: s(f.Title)})
 	}

@@ -45,6 +45,7 @@ type Config struct {
 	TemplateRefresh      time.Duration
 	MediaAllowedHosts    string
 	MediaAllowHTTP       bool
+	PauseOnRed           bool
 	MediaMaxFetches      int
 	RateLimit            float64
 	RateBurst            int
@@ -263,6 +264,7 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("media-max-fetches", "HERALD_MEDIA_MAX_FETCHES", "16", "media header fetches at once; a workspace may run half of them, a key a quarter", false, num(&c.MediaMaxFetches, 1, 1000)),
 		mk("rate-limit", "HERALD_RATE_LIMIT", "50", "requests per second per key (token bucket)", false, positive(&c.RateLimit)),
 		mk("rate-burst", "HERALD_RATE_BURST", "100", "burst per key", false, num(&c.RateBurst, 1, 1_000_000)),
+		mk("pause-on-red", "HERALD_PAUSE_ON_RED", "true", "pause a number's marketing campaigns by themselves when Meta rates its quality RED", false, boolean(&c.PauseOnRed)),
 		mk("daily-send-cap", "HERALD_DAILY_SEND_CAP", "0", "sends each workspace may have accepted per UTC day in each mode; 0 is no cap", false, num(&c.DailySendCap, 0, 1_000_000_000)),
 		mk("log-format", "HERALD_LOG_FORMAT", logFormatDefault, "json or console (console on a terminal)", false, oneOf(&c.LogFormat, "json", "console")),
 		mk("log-level", "HERALD_LOG_LEVEL", "info", "debug, info, warn or error", false, oneOf(&c.LogLevel, "debug", "info", "warn", "error")),

@@ -31,6 +31,9 @@ var _ ports.EventRenderer = &EventRendererMock{}
 //			RenderMessageFunc: func(m domain.Message) ([]byte, error) {
 //				panic("mock out the RenderMessage method")
 //			},
+//			RenderNumberQualityFunc: func(n domain.BusinessNumber, ch domain.HealthChange) ([]byte, error) {
+//				panic("mock out the RenderNumberQuality method")
+//			},
 //			RenderTemplateStatusFunc: func(ch ports.TemplateStatusChange) ([]byte, error) {
 //				panic("mock out the RenderTemplateStatus method")
 //			},
@@ -55,6 +58,9 @@ type EventRendererMock struct {
 
 	// RenderMessageFunc mocks the RenderMessage method.
 	RenderMessageFunc func(m domain.Message) ([]byte, error)
+
+	// RenderNumberQualityFunc mocks the RenderNumberQuality method.
+	RenderNumberQualityFunc func(n domain.BusinessNumber, ch domain.HealthChange) ([]byte, error)
 
 	// RenderTemplateStatusFunc mocks the RenderTemplateStatus method.
 	RenderTemplateStatusFunc func(ch ports.TemplateStatusChange) ([]byte, error)
@@ -88,6 +94,13 @@ type EventRendererMock struct {
 			// M is the m argument value.
 			M domain.Message
 		}
+		// RenderNumberQuality holds details about calls to the RenderNumberQuality method.
+		RenderNumberQuality []struct {
+			// N is the n argument value.
+			N domain.BusinessNumber
+			// Ch is the ch argument value.
+			Ch domain.HealthChange
+		}
 		// RenderTemplateStatus holds details about calls to the RenderTemplateStatus method.
 		RenderTemplateStatus []struct {
 			// Ch is the ch argument value.
@@ -103,6 +116,7 @@ type EventRendererMock struct {
 	lockRenderContact        sync.RWMutex
 	lockRenderInbound        sync.RWMutex
 	lockRenderMessage        sync.RWMutex
+	lockRenderNumberQuality  sync.RWMutex
 	lockRenderTemplateStatus sync.RWMutex
 	lockRenderTest           sync.RWMutex
 }
@@ -240,6 +254,42 @@ func (mock *EventRendererMock) RenderMessageCalls() []struct {
 	mock.lockRenderMessage.RLock()
 	calls = mock.calls.RenderMessage
 	mock.lockRenderMessage.RUnlock()
+	return calls
+}
+
+// RenderNumberQuality calls RenderNumberQualityFunc.
+func (mock *EventRendererMock) RenderNumberQuality(n domain.BusinessNumber, ch domain.HealthChange) ([]byte, error) {
+	if mock.RenderNumberQualityFunc == nil {
+		panic("EventRendererMock.RenderNumberQualityFunc: method is nil but EventRenderer.RenderNumberQuality was just called")
+	}
+	callInfo := struct {
+		N  domain.BusinessNumber
+		Ch domain.HealthChange
+	}{
+		N:  n,
+		Ch: ch,
+	}
+	mock.lockRenderNumberQuality.Lock()
+	mock.calls.RenderNumberQuality = append(mock.calls.RenderNumberQuality, callInfo)
+	mock.lockRenderNumberQuality.Unlock()
+	return mock.RenderNumberQualityFunc(n, ch)
+}
+
+// RenderNumberQualityCalls gets all the calls that were made to RenderNumberQuality.
+// Check the length with:
+//
+//	len(mockedEventRenderer.RenderNumberQualityCalls())
+func (mock *EventRendererMock) RenderNumberQualityCalls() []struct {
+	N  domain.BusinessNumber
+	Ch domain.HealthChange
+} {
+	var calls []struct {
+		N  domain.BusinessNumber
+		Ch domain.HealthChange
+	}
+	mock.lockRenderNumberQuality.RLock()
+	calls = mock.calls.RenderNumberQuality
+	mock.lockRenderNumberQuality.RUnlock()
 	return calls
 }
 

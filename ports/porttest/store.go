@@ -72,6 +72,8 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Marketing", marketingTests},
 		{"Webhooks", webhookTests},
 		{"SendGuards", sendGuardTests},
+		{"PhoneHealth", phoneHealthTests},
+		{"MessagingReach", reachTests},
 		{"Operators", operatorTests},
 		{"Events", eventTests},
 		{"Endpoints", endpointTests},

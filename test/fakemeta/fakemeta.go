@@ -356,6 +356,10 @@ type payload struct {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if len(parts) == 2 && strings.HasPrefix(parts[0], "v") && r.Method == http.MethodGet {
+		s.serveNumber(w, r, parts[1]) // phone_numbers_health.go
+		return
+	}
 	if len(parts) == 3 && strings.HasPrefix(parts[0], "v") {
 		switch {
 		case r.Method == http.MethodPost && parts[2] == "messages":
