@@ -54,6 +54,9 @@ const (
 	CodeEventNotFound           Code = "event_not_found"
 	CodeInvalidWebhookURL       Code = "invalid_webhook_url"
 	CodeInvalidEventType        Code = "invalid_event_type"
+
+	CodeMediaNotFound Code = "media_not_found"
+	CodeMediaTooLarge Code = "media_too_large"
 )
 
 // Codes lists every code the domain defines, so the HTTP adapter's tests can
@@ -71,6 +74,7 @@ func Codes() []Code {
 		CodeDailySendCapReached, CodeInvalidCredentials, CodeSessionNotFound, CodeOperatorNotFound,
 		CodeWhatsAppNotConfigured, CodeOutsideServiceWindow, CodeTemplateInvalid,
 		CodeWebhookEndpointNotFound, CodeEventNotFound, CodeInvalidWebhookURL, CodeInvalidEventType,
+		CodeMediaNotFound, CodeMediaTooLarge,
 	}
 }
 
@@ -107,6 +111,7 @@ var (
 	ErrCampaignNotFound      = &Error{Code: CodeCampaignNotFound, Detail: "no campaign with this id"}
 	ErrContactNotFound       = &Error{Code: CodeContactNotFound, Detail: "no contact with this phone number or id"}
 	ErrMessageNotFound       = &Error{Code: CodeMessageNotFound, Detail: "no message with this id"}
+	ErrMediaNotFound         = &Error{Code: CodeMediaNotFound, Detail: "no media with this id"}
 	ErrKeyNotFound           = &Error{Code: CodeKeyNotFound, Detail: "no API key with this id"}
 	ErrWorkspaceNotFound     = &Error{Code: CodeWorkspaceNotFound, Detail: "no workspace with this id"}
 	ErrTemplateNotFound      = &Error{Code: CodeTemplateNotFound, Detail: "no synced template with this name and language"}

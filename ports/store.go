@@ -27,6 +27,7 @@ type Store interface {
 	EventRepository
 	EndpointRepository
 	DeliveryQueue
+	MediaRepository
 	Transactor
 	Pinger
 }
@@ -56,6 +57,7 @@ func StorePorts() []any {
 		new(EventRepository),
 		new(EndpointRepository),
 		new(DeliveryQueue),
+		new(MediaRepository),
 		new(Transactor),
 		new(Pinger),
 	}

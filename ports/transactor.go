@@ -21,6 +21,8 @@ type Repos struct {
 	// Events writes the events a change reports, with their deliveries,
 	// in the change's transaction.
 	Events EventWriter
+	// Media records the files of inbound messages with their entries.
+	Media MediaRepository
 }
 
 // Transactor runs a unit of work atomically.

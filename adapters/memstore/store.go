@@ -56,6 +56,8 @@ func New() *Store {
 		endpoints:   map[domain.WebhookEndpointID]domain.WebhookEndpoint{},
 		deliveries:  map[deliveryKey]delivery{},
 		attempts:    map[int64]storedAttempt{},
+		media:       map[domain.MediaID]storedMedia{},
+		uploads:     map[uploadKey]domain.MediaUpload{},
 	}
 	return &Store{repos{st: st, enter: st.lock}}
 }
@@ -95,6 +97,8 @@ type state struct {
 	endpoints   map[domain.WebhookEndpointID]domain.WebhookEndpoint
 	deliveries  map[deliveryKey]delivery
 	attempts    map[int64]storedAttempt // by the order recorded
+	media       map[domain.MediaID]storedMedia
+	uploads     map[uploadKey]domain.MediaUpload
 }
 
 // lock takes the store's lock for one call outside a transaction.

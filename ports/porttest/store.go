@@ -74,6 +74,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Operators", operatorTests},
 		{"Events", eventTests},
 		{"Endpoints", endpointTests},
+		{"Media", mediaTests},
 		{"Tx", txTests},
 	}
 	for _, g := range groups {
