@@ -39,9 +39,18 @@ type senderParams struct {
 	fx.In
 	Live    ports.WhatsAppSender `name:"live" optional:"true"`
 	Sandbox ports.WhatsAppSender `name:"sandbox"`
+	// Media, when there, gives live messages' media Meta's ids before
+	// each send.
+	Media ports.MediaStager `optional:"true"`
 }
 
-func newSenders(p senderParams) Senders { return Senders{Live: p.Live, Sandbox: p.Sandbox} }
+func newSenders(p senderParams) Senders {
+	live := p.Live
+	if live != nil && p.Media != nil {
+		live = stagedSender{WhatsAppSender: live, media: p.Media}
+	}
+	return Senders{Live: live, Sandbox: p.Sandbox}
+}
 
 func runWorkers(lc fx.Lifecycle, d *Dispatcher, webhooks *ReplayWebhookEventsHandler) {
 	ctx, cancel := context.WithCancel(context.Background())

@@ -51,7 +51,7 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 			zaplog.Config{Format: cfg.LogFormat, Level: logLevel, Output: logOut},
 			sqlstore.Config{DatabaseURL: cfg.DatabaseURL, MaxOpenConns: cfg.DatabaseMaxOpenConns},
 			app.Config{KeyCacheTTL: cfg.KeyCacheTTL, TemplateRefresh: cfg.TemplateRefresh, Media: cfg.media().Policy(),
-				DailySendCap: cfg.DailySendCap},
+				DailySendCap: cfg.DailySendCap, AutoUploadMedia: cfg.MediaUpload == "auto"},
 			delivery.Config{LeaseDuration: cfg.LeaseDuration, LiveMPS: cfg.WhatsAppMPS, OptKeywords: keywords},
 			whatsapp.WebhookConfig{AppSecrets: splitList(cfg.WhatsAppAppSecret), VerifyToken: cfg.WhatsAppVerifyToken,
 				PhoneNumberIDs: []string{cfg.WhatsAppPhoneID}},
@@ -70,6 +70,7 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 		events.Module,
 		webhookout.Module,
 		media.Module,
+		mediaCache(cfg),
 		whatsapp.WebhookModule,
 		cloudAPI(cfg),
 	), nil
@@ -153,6 +154,15 @@ func cloudAPI(cfg *Config) fx.Option {
 		opts = append(opts, whatsapp.TemplateSourceModule)
 	}
 	return fx.Options(opts...)
+}
+
+// mediaCache keeps the media files contacts sent on disk when its
+// directory is set.
+func mediaCache(cfg *Config) fx.Option {
+	if cfg.MediaCacheDir == "" {
+		return fx.Options()
+	}
+	return fx.Options(fx.Supply(cfg.mediaCache()), media.CacheModule)
 }
 
 // liveSender provides the sender for live keys, the Cloud API, when its

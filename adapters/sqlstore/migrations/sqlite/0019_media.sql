@@ -38,6 +38,17 @@ CREATE TABLE media_uploads (
     PRIMARY KEY (media_id, number)
 ) STRICT;
 
+-- The files of inbound messages received before, named after their entries
+-- as new ones are (domain.InboundMediaID); the SHA-256 is kept as Meta gave
+-- it (base64), which the API shows in hex.
+INSERT INTO media_files (id, workspace_id, mode, origin, kind, mime_type, size, sha256, filename, source_url, provider_id, created_at)
+SELECT 'med' || substr(id, 4), workspace_id, mode, 'inbound',
+       CASE WHEN kind IN ('image', 'video', 'audio', 'document', 'sticker') THEN kind ELSE 'document' END,
+       coalesce(json_extract(media, '$.mimeType'), ''), 0, coalesce(json_extract(media, '$.sha256'), ''),
+       coalesce(json_extract(media, '$.filename'), ''), '', json_extract(media, '$.id'), created_at
+FROM conversation_entries
+WHERE direction = 'inbound' AND media IS NOT NULL AND coalesce(json_extract(media, '$.id'), '') <> '';
+
 -- +goose Down
 DROP TABLE media_uploads;
 DROP TABLE media_contents;
