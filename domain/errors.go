@@ -151,7 +151,7 @@ var (
 // workspace's (which callers cannot tell apart).
 var notFound = []*Error{ErrCampaignNotFound, ErrContactNotFound, ErrMessageNotFound, ErrKeyNotFound,
 	ErrWorkspaceNotFound, ErrTemplateNotFound, ErrWebhookEventNotFound, ErrSessionNotFound, ErrOperatorNotFound,
-	ErrWebhookEndpointNotFound, ErrEventNotFound}
+	ErrWebhookEndpointNotFound, ErrEventNotFound, ErrMediaNotFound}
 
 // IsNotFound reports whether err is, or wraps, one of the not-found errors
 // (ErrCampaignNotFound, ErrContactNotFound, …): what a page or an answer

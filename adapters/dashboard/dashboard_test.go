@@ -19,6 +19,8 @@ import (
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+	"github.com/heraldhq/herald/ports/portsmock"
 )
 
 const (
@@ -77,7 +79,11 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		ListContacts:     app.NewListContactsHandler(st, obs),
 		Conversation:     app.NewListConversationHandler(st, st, obs),
 		GetMessage:       app.NewGetMessageHandler(st, obs),
-		Webhooks:         newWebhookDeps(st),
+		GetMedia: app.NewGetMediaHandler(app.MediaDeps{Tx: st, Media: st, Downloader: &portsmock.MediaDownloaderMock{
+			DownloadMediaFunc: func(_ context.Context, id string) (ports.DownloadedMedia, error) {
+				return ports.DownloadedMedia{MimeType: "image/jpeg", Size: -1, Body: io.NopCloser(strings.NewReader("jpeg of " + id))}, nil
+			}}, Clock: clock, IDs: ids, Obs: obs}),
+		Webhooks: newWebhookDeps(st),
 	}
 	e.srv = httptest.NewServer(dashboard.NewHandler(e.deps, cfg, nil))
 	t.Cleanup(e.srv.Close)

@@ -36,6 +36,7 @@ type handlerParams struct {
 	ListContacts     *app.ListContactsHandler
 	Conversation     *app.ListConversationHandler
 	GetMessage       *app.GetMessageHandler
+	GetMedia         *app.GetMediaHandler
 	Webhooks         webhookParams
 	Config           Config
 	Log              *zap.Logger
@@ -47,7 +48,7 @@ func newHandler(p handlerParams) http.Handler {
 		ListCampaigns: p.ListCampaigns, CampaignStats: p.CampaignStats,
 		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign, RemapCampaign: p.RemapCampaign,
 		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, ListContacts: p.ListContacts,
-		Conversation: p.Conversation, GetMessage: p.GetMessage, Webhooks: p.Webhooks.deps(),
+		Conversation: p.Conversation, GetMessage: p.GetMessage, GetMedia: p.GetMedia, Webhooks: p.Webhooks.deps(),
 	}, p.Config, p.Log)
 }
 

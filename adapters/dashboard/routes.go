@@ -31,7 +31,10 @@ type Deps struct {
 	// GetMessage, when set, gives the thread's sent messages their
 	// buttons.
 	GetMessage *app.GetMessageHandler
-	Webhooks   WebhookDeps
+	// GetMedia, when set, serves media files (a contact's images in the
+	// thread) at /dashboard/media/{id}/content.
+	GetMedia *app.GetMediaHandler
+	Webhooks WebhookDeps
 }
 
 type dash struct {
@@ -79,6 +82,7 @@ var routes = []route{
 	{"POST /dashboard/templates", true, campaignFormLimit, (*dash).submitTemplate},
 	{"GET /dashboard/contacts", true, 0, (*dash).contacts},
 	{"GET /dashboard/contacts/{id}", true, 0, (*dash).contact},
+	{"GET /dashboard/media/{id}/content", true, 0, (*dash).mediaContent},
 }
 
 // maxLoginBuckets bounds the sign-in limiter's memory: about 10 MiB.
