@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
@@ -17,10 +18,47 @@ import (
 // link by the upload of its file, fetched once per workspace and mode. A
 // link whose fetch or upload fails goes by link, as without automatic
 // upload.
-type MediaStager struct{ d MediaDeps }
+//
+// Within one server the staging of one file or link runs once at a time,
+// so concurrent sends of it share one fetch and one upload.
+type MediaStager struct {
+	d     MediaDeps
+	mu    sync.Mutex
+	locks map[string]*keyLock
+}
+
+// keyLock is one file's or link's lock, with the callers holding or
+// waiting for it.
+type keyLock struct {
+	sync.Mutex
+	users int
+}
 
 // NewMediaStager builds the stager.
-func NewMediaStager(d MediaDeps) *MediaStager { return &MediaStager{d: d} }
+func NewMediaStager(d MediaDeps) *MediaStager {
+	return &MediaStager{d: d, locks: map[string]*keyLock{}}
+}
+
+// lock takes key's lock and returns its release.
+func (s *MediaStager) lock(key string) func() {
+	s.mu.Lock()
+	l := s.locks[key]
+	if l == nil {
+		l = &keyLock{}
+		s.locks[key] = l
+	}
+	l.users++
+	s.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		s.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(s.locks, key)
+		}
+		s.mu.Unlock()
+	}
+}
 
 // StageMedia fills m.MediaIDs.
 func (s *MediaStager) StageMedia(ctx context.Context, m ports.OutboundMessage) (ports.OutboundMessage, error) {
@@ -55,6 +93,7 @@ func (s *MediaStager) StageMedia(ctx context.Context, m ports.OutboundMessage) (
 // staged is Meta's id of Herald's file ref: a failure to upload waits for
 // a retry; a file that is gone fails the message.
 func (s *MediaStager) staged(ctx context.Context, m ports.OutboundMessage, ref string) (string, error) {
+	defer s.lock("file " + ref)()
 	f, err := s.d.Media.GetMedia(ctx, m.Workspace, domain.MediaID(ref))
 	if err == nil {
 		var id string
@@ -75,6 +114,7 @@ func (s *MediaStager) staged(ctx context.Context, m ports.OutboundMessage, ref s
 // link is Meta's id of the file at a header link: fetched the first time
 // through the media guard and kept, uploaded as any file.
 func (s *MediaStager) link(ctx context.Context, m ports.OutboundMessage, link string, format domain.HeaderFormat) (string, error) {
+	defer s.lock("link " + string(m.Workspace) + " " + m.Mode.String() + " " + link)()
 	f, found, err := s.d.Media.FindMediaBySource(ctx, m.Workspace, m.Mode, link)
 	if err != nil {
 		return "", err
