@@ -120,3 +120,25 @@ func TestStageMediaFailures(t *testing.T) {
 		t.Fatalf("Meta out of reach: %v, want a retryable failure", err)
 	}
 }
+
+// Uploads Meta refused to send by are forgotten: the next staging uploads
+// the file again.
+func TestStageMediaForgetUploads(t *testing.T) {
+	t.Parallel()
+	w := newMediaWorld(t)
+	f := w.upload(t, []byte("\x89PNG\r\n\x1a\nforget"))
+	stager := app.NewMediaStager(w.deps)
+	m := ports.OutboundMessage{Workspace: w.live.Workspace, Mode: domain.ModeLive, Session: &domain.SessionContent{Type: domain.KindImage,
+		Media: &domain.SessionMedia{MediaRef: domain.MediaRef{MediaID: string(f.ID)}}}}
+	staged, err := stager.StageMedia(context.Background(), m)
+	if err != nil || staged.MediaIDs[string(f.ID)] != "1001" {
+		t.Fatalf("staged %v, %v", staged.MediaIDs, err)
+	}
+	if err := stager.ForgetUploads(context.Background(), staged); err != nil {
+		t.Fatal(err)
+	}
+	again, err := stager.StageMedia(context.Background(), m)
+	if err != nil || again.MediaIDs[string(f.ID)] != "1002" {
+		t.Fatalf("after forgetting: %v, %v; want a new upload", again.MediaIDs, err)
+	}
+}

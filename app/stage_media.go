@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/heraldhq/herald/domain"
@@ -136,6 +137,37 @@ func (s *MediaStager) link(ctx context.Context, m ports.OutboundMessage, link st
 		}
 	}
 	return uploadFor(ctx, s.d, f, content)
+}
+
+// ForgetUploads makes the uploads m was staged with stale, for files named
+// by Herald's id and for header links alike.
+func (s *MediaStager) ForgetUploads(ctx context.Context, m ports.OutboundMessage) error {
+	if s.d.Uploader == nil {
+		return nil
+	}
+	number := s.d.Uploader.Number()
+	for ref := range m.MediaIDs {
+		var f domain.MediaFile
+		var err error
+		if strings.HasPrefix(ref, domain.PrefixMedia+"_") {
+			f, err = s.d.Media.GetMedia(ctx, m.Workspace, domain.MediaID(ref))
+		} else {
+			var found bool
+			if f, found, err = s.d.Media.FindMediaBySource(ctx, m.Workspace, m.Mode, ref); err == nil && !found {
+				continue
+			}
+		}
+		if errors.Is(err, domain.ErrMediaNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.d.Media.SaveMediaUpload(ctx, domain.MediaUpload{Media: f.ID, Number: number}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sessionMediaIDs are the Herald media ids a session message names.

@@ -89,4 +89,8 @@ type MediaFetcher interface {
 // its file, fetched once.
 type MediaStager interface {
 	StageMedia(ctx context.Context, m OutboundMessage) (OutboundMessage, error)
+	// ForgetUploads marks the uploads a staged message named as unusable
+	// (Meta refused to send by them: it lost or never had the file), so
+	// the next staging uploads the files again.
+	ForgetUploads(ctx context.Context, m OutboundMessage) error
 }

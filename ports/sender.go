@@ -85,7 +85,11 @@ type SendError struct {
 	// the business's marketing messages (Meta's 131050): Herald records
 	// it on the contact, as Meta's user_preferences webhook would.
 	MarketingStopped bool
-	Err              error
+	// MediaRefused is set when the failure says the message's media
+	// could not be used (Meta lost an uploaded file, or never had it for
+	// this number): sent by ids, the files are uploaded again.
+	MediaRefused bool
+	Err          error
 }
 
 func (e *SendError) Error() string {

@@ -116,12 +116,12 @@ func (a *api) mediaContent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	ServeMediaContent(w, c)
+	serveMediaContent(w, c)
 }
 
-// ServeMediaContent streams a media file as an attachment that browsers
+// serveMediaContent streams a media file as an attachment that browsers
 // neither sniff nor run; the dashboard serves files the same way.
-func ServeMediaContent(w http.ResponseWriter, c app.MediaContent) {
+func serveMediaContent(w http.ResponseWriter, c app.MediaContent) {
 	defer c.Body.Close()
 	h := w.Header()
 	mimeType := c.MimeType

@@ -156,7 +156,8 @@ func metaError(status int, raw []byte) *ports.SendError {
 	class, retryAfter := Classify(int(code), status, e.Error.IsTransient)
 	return &ports.SendError{Class: class, Code: int(code), Title: title(e.Error.Message),
 		RetryAfter: retryAfter, TemplateStatus: TemplateStatusFor(int(code)), MarketingStopped: MarketingStopped(int(code)),
-		Err: fmt.Errorf("whatsapp: HTTP %d, fbtrace_id %s", status, e.Error.FBTraceID)}
+		MediaRefused: MediaRefused(int(code)),
+		Err:          fmt.Errorf("whatsapp: HTTP %d, fbtrace_id %s", status, e.Error.FBTraceID)}
 }
 
 // title strips Meta's "(#code) " prefix from an error message.

@@ -15,18 +15,38 @@ type stagedSender struct {
 }
 
 // Send stages the message's media, then sends it. A failure to stage is
-// the send's failure, retried or final by its class.
+// the send's failure, retried or final by its class. When Meta refuses a
+// message sent by media ids with a media error (it lost the file, or never
+// had it for this number), the uploads are forgotten and the message is
+// staged and sent once more, by new uploads: the refusal came back with
+// the call, so nothing was delivered.
 func (s stagedSender) Send(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
-	m, err := s.media.StageMedia(ctx, m)
+	res, staged, err := s.stagedSend(ctx, m)
+	var se *ports.SendError
+	if len(staged.MediaIDs) == 0 || !errors.As(err, &se) || !se.MediaRefused {
+		return res, err
+	}
+	if ferr := s.media.ForgetUploads(ctx, staged); ferr != nil {
+		return res, err
+	}
+	res, _, err = s.stagedSend(ctx, m)
+	return res, err
+}
+
+// stagedSend stages m's media and sends it, returning what was sent.
+func (s stagedSender) stagedSend(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, ports.OutboundMessage, error) {
+	staged, err := s.media.StageMedia(ctx, m)
 	if err != nil {
 		var se *ports.SendError
 		if !errors.As(err, &se) {
 			err = &ports.SendError{Class: ports.ClassRetryable, Err: err}
 		}
-		return ports.SendResult{}, err
+		return ports.SendResult{}, m, err
 	}
-	return s.WhatsAppSender.Send(ctx, m)
+	res, err := s.WhatsAppSender.Send(ctx, staged)
+	return res, staged, err
 }
+
 
 // MarkRead marks read through the live sender.
 func (s stagedSender) MarkRead(ctx context.Context, wamid string, typing bool) error {

@@ -65,7 +65,9 @@ func (s *server) uploadFile(t *testing.T, key, name string, content []byte) stri
 // TestMediaUploadSendByIDEndToEnd: with the binary and the fake Cloud API,
 // a live key's upload reaches Meta's media store for the sending number
 // once (the same bytes again are the same file), and a session image
-// named by Herald's id goes to Meta by the id of that upload, and is read.
+// named by Herald's id goes to Meta by the id of that upload, and is read;
+// when Meta has lost the file, Herald uploads it again and the send goes
+// through.
 func TestMediaUploadSendByIDEndToEnd(t *testing.T) {
 	t.Parallel()
 	for _, engine := range []string{"sqlite", "postgres"} {
@@ -105,6 +107,21 @@ func TestMediaUploadSendByIDEndToEnd(t *testing.T) {
 			}
 			if n := len(fake.Uploads()); n != 1 {
 				t.Errorf("the send uploaded the file again: %d uploads", n)
+			}
+
+			// Meta loses the file: its 131053 makes Herald upload the
+			// stored bytes again and send by the new id, once.
+			fake.ForgetMedia(uploads[0].ID)
+			if code := srv.call(t, "POST", "/v1/messages", key.Token, map[string]any{"to": phone, "type": "image",
+				"image": map[string]any{"mediaId": id}}, &accepted); code != 202 {
+				t.Fatalf("second send by id: %d %+v", code, accepted)
+			}
+			srv.awaitStatus(t, key.Token, accepted.ID, "read")
+			again := fake.Uploads()
+			sent = fake.Accepted()
+			if len(again) != 1 || again[0].ID == uploads[0].ID || !bytes.Equal(again[0].Content, content) || len(sent) != 2 ||
+				!slices.Equal(fakemeta.MediaIDsIn(sent[1].Body), []string{again[0].ID}) {
+				t.Fatalf("after Meta lost the file: uploads %+v, sends %s", again, sent)
 			}
 			srv.Stop(t)
 		})
