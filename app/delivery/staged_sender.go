@@ -47,7 +47,6 @@ func (s stagedSender) stagedSend(ctx context.Context, m ports.OutboundMessage) (
 	return res, staged, err
 }
 
-
 // MarkRead marks read through the live sender.
 func (s stagedSender) MarkRead(ctx context.Context, wamid string, typing bool) error {
 	marker, ok := s.WhatsAppSender.(ports.ReadMarker)
