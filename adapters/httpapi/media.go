@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 
@@ -40,17 +41,18 @@ func toMediaDTO(f domain.MediaFile) mediaDTO {
 // uploadMedia stores the one file of a multipart/form-data body, in the
 // part named file.
 func (a *api) uploadMedia(w http.ResponseWriter, r *http.Request) {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
 		writeProblem(w, r, CodeUnsupportedMediaType, "", "send the file as multipart/form-data, in a part named file")
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, domain.MaxUploadSize+uploadOverhead)
-	mr, err := r.MultipartReader()
-	if err != nil {
+	if params["boundary"] == "" {
 		writeProblem(w, r, CodeInvalidJSON, "", "the multipart body could not be read")
 		return
 	}
+	// The parts are read as they stream in, into memory and bounded:
+	// never net/http's form parsing, which spools large parts to files.
+	mr := multipart.NewReader(http.MaxBytesReader(w, r.Body, domain.MaxUploadSize+uploadOverhead), params["boundary"])
 	var name string
 	var content []byte
 	seen := false

@@ -4,7 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"slices"
 	"strconv"
@@ -108,29 +111,60 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request, phoneNumber
 		s.fail(w, sendLedger, http.StatusBadRequest, 100, 33, unknownObject("post", phoneNumberID), "GraphMethodException")
 		return
 	}
-	if err := r.ParseMultipartForm(200 << 20); err != nil {
-		s.fail(w, sendLedger, http.StatusBadRequest, 100, 0, "Invalid parameter", "OAuthException")
-		return
-	}
-	file, hdr, err := r.FormFile("file")
-	typ := r.FormValue("type")
-	if err != nil || r.FormValue("messaging_product") != "whatsapp" || typ == "" {
+	fields, file, ok := readUpload(r)
+	typ := fields["type"]
+	if !ok || fields["messaging_product"] != "whatsapp" || typ == "" || file.name == "" {
 		s.fail(w, sendLedger, http.StatusBadRequest, 100, 0, "The parameter messaging_product, type and file are required.", "OAuthException")
 		return
 	}
-	defer file.Close()
-	content, _ := io.ReadAll(file)
-	if !slices.Contains(mediaTypes, typ) || hdr.Header.Get("Content-Type") != typ {
+	content := file.content
+	if !slices.Contains(mediaTypes, typ) || file.typ != typ {
 		s.fail(w, sendLedger, http.StatusBadRequest, 100, 0, "Param file must be a file with one of the following types: "+
-			strings.Join(mediaTypes, ", ")+". Received file of type '"+hdr.Header.Get("Content-Type")+"'.", "OAuthException")
+			strings.Join(mediaTypes, ", ")+". Received file of type '"+file.typ+"'.", "OAuthException")
 		return
 	}
 	id := randomDigits(16)
 	s.mu.Lock()
-	s.media[id] = Media{ID: id, PhoneNumberID: phoneNumberID, MimeType: typ, Filename: hdr.Filename, Content: content, UploadedAt: time.Now()}
+	s.media[id] = Media{ID: id, PhoneNumberID: phoneNumberID, MimeType: typ, Filename: file.name, Content: content, UploadedAt: time.Now()}
 	s.uploadOrder = append(s.uploadOrder, id)
 	s.mu.Unlock()
 	s.answer(w, sendLedger, http.StatusOK, map[string]string{"id": id})
+}
+
+// uploadPart is the file part of an upload.
+type uploadPart struct {
+	name, typ string
+	content   []byte
+}
+
+// readUpload reads a multipart upload's fields and its file part as they
+// stream in (the project never lets net/http spool a body to files).
+func readUpload(r *http.Request) (map[string]string, uploadPart, bool) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" {
+		return nil, uploadPart{}, false
+	}
+	mr := multipart.NewReader(io.LimitReader(r.Body, 200<<20), params["boundary"])
+	fields := map[string]string{}
+	var file uploadPart
+	for {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return fields, file, true
+		}
+		if err != nil {
+			return nil, uploadPart{}, false
+		}
+		b, err := io.ReadAll(p)
+		if err != nil {
+			return nil, uploadPart{}, false
+		}
+		if p.FormName() == "file" {
+			file = uploadPart{name: p.FileName(), typ: p.Header.Get("Content-Type"), content: b}
+		} else {
+			fields[p.FormName()] = string(b)
+		}
+	}
 }
 
 // serveMediaURL answers GET /{media-id}: a URL valid for five minutes that
