@@ -18,6 +18,10 @@ type Config struct {
 	TemplateRefresh    time.Duration // how often the server syncs templates from Meta (and once at start)
 	// Media is what media header URLs may name beyond public https hosts.
 	Media domain.MediaPolicy
+	// AutoUploadMedia fetches media header links once, uploads them to
+	// Meta and sends them by id (HERALD_MEDIA_UPLOAD=auto), so Meta never
+	// fetches the customer's host.
+	AutoUploadMedia bool
 	// DailySendCap, when above 0, is how many sends each workspace may
 	// have accepted per UTC day in each mode; more are refused until
 	// midnight UTC.

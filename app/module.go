@@ -62,6 +62,10 @@ var Module = fx.Module("app",
 		newDeleteTemplateHandler,
 		newNumbersHandler,
 		NewListPhoneNumbersHandler,
+		newMediaDeps,
+		NewUploadMediaHandler,
+		NewGetMediaHandler,
+		fx.Annotate(NewMediaStager, fx.As(new(ports.MediaStager))),
 	),
 )
 
@@ -79,6 +83,27 @@ func newNumbersHandler(p numbersHandlerParams) *NumbersHandler {
 	return NewNumbersHandler(p.Repo, p.Workspaces, p.Sealer, p.Live, p.Clock, p.IDs)
 }
 
+// mediaParams are what the media use cases take: Meta's side and the
+// fetcher are there when configured, the cache when it is on.
+type mediaParams struct {
+	fx.In
+	Tx         ports.Transactor
+	Media      ports.MediaRepository
+	Uploader   ports.MediaUploader   `optional:"true"`
+	Downloader ports.MediaDownloader `optional:"true"`
+	Cache      ports.MediaCache      `optional:"true"`
+	Fetcher    ports.MediaFetcher    `optional:"true"`
+	Clock      ports.Clock
+	IDs        ports.IDGenerator
+	Obs        *usecase.Observer
+	Config     Config
+}
+
+func newMediaDeps(p mediaParams) MediaDeps {
+	return MediaDeps{Tx: p.Tx, Media: p.Media, Uploader: p.Uploader, Downloader: p.Downloader, Cache: p.Cache,
+		Fetcher: p.Fetcher, Clock: p.Clock, IDs: p.IDs, Obs: p.Obs, AutoUpload: p.Config.AutoUploadMedia}
+}
+
 // WorkersModule runs the key-usage flusher, template refresh and the purge
 // of expired send guards and dashboard sessions while the server runs, and
 // makes sure the default workspace exists at start; delivery.WorkersModule
@@ -94,6 +119,7 @@ type sendCampaignParams struct {
 	Idempotency ports.IdempotencyRepository
 	SendCounts  ports.SendCountRepository
 	Media       ports.MediaInspector
+	MediaFiles  ports.MediaRepository
 	Clock       ports.Clock
 	IDs         ports.IDGenerator
 	Config      Config
@@ -111,7 +137,7 @@ func newSendCampaignMessageHandler(p sendCampaignParams) *SendCampaignMessageHan
 }
 
 func newSendSessionMessageHandler(p sendCampaignParams) *SendSessionMessageHandler {
-	return NewSendSessionMessageHandler(SendSessionDeps{Tx: p.Tx, Messages: p.Messages, Idempotency: p.Idempotency,
+	return NewSendSessionMessageHandler(SendSessionDeps{Tx: p.Tx, Messages: p.Messages, Idempotency: p.Idempotency, Media: p.MediaFiles,
 		Clock: p.Clock, IDs: p.IDs, Config: p.Config, Wake: p.Wake, Obs: p.Obs, LiveSending: p.Senders.Live != nil,
 		LiveNumbers: liveNumbers(p.Senders), Numbers: p.Numbers})
 }

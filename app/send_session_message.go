@@ -49,6 +49,7 @@ type SendSessionDeps struct {
 	Tx          ports.Transactor
 	Messages    ports.MessageRepository
 	Idempotency ports.IdempotencyRepository
+	Media       ports.MediaRepository // the files named by mediaId
 	Clock       ports.Clock
 	IDs         ports.IDGenerator
 	Config      Config
@@ -132,7 +133,7 @@ func (h *SendSessionMessageHandler) handle(ctx context.Context, cmd SendSessionM
 	if err := domain.CheckReplyTo(cmd.ReplyTo, cmd.Content.Type); err != nil {
 		return SendSessionMessageResult{}, err
 	}
-	if err := checkMediaIDs(cmd.Content); err != nil {
+	if err := h.checkMedia(ctx, p, cmd.Content); err != nil {
 		return SendSessionMessageResult{}, err
 	}
 	from, err := h.from(ctx, p, cmd.From)
@@ -271,14 +272,30 @@ func (h *SendSessionMessageHandler) wamid(ctx context.Context, p domain.Principa
 	return m.ProviderID, nil
 }
 
-// checkMediaIDs refuses media named by Herald's id: this server keeps no
-// uploaded media yet, so only links can be sent.
-func checkMediaIDs(s domain.SessionContent) error {
+// checkMedia finds the files the content names by Herald's id in the
+// key's workspace and mode (media_not_found otherwise, naming the field),
+// and checks each may be sent as the message's type.
+func (h *SendSessionMessageHandler) checkMedia(ctx context.Context, p domain.Principal, s domain.SessionContent) error {
+	check := func(id, param, kind string) error {
+		mid, err := domain.ParseMediaID(id)
+		if err != nil {
+			return withParam(err, param)
+		}
+		f, err := h.d.Media.GetMedia(ctx, p.Workspace, mid)
+		if err == nil && !p.Sees(f.Mode) {
+			err = domain.NotFound(domain.ErrMediaNotFound)
+		}
+		if err != nil {
+			return withParam(err, param)
+		}
+		return f.CheckMediaKind(kind, param)
+	}
 	switch {
 	case s.Media != nil && s.Media.MediaID != "":
-		return domain.InvalidParameter(s.Type+".mediaId", "no uploaded media with this id; send the file by link")
+		return check(s.Media.MediaID, s.Type+".mediaId", s.Type)
 	case s.Interactive != nil && s.Interactive.Header != nil && s.Interactive.Header.Media != nil && s.Interactive.Header.Media.MediaID != "":
-		return domain.InvalidParameter("interactive.header."+s.Interactive.Header.Type+".mediaId", "no uploaded media with this id; send the file by link")
+		t := s.Interactive.Header.Type
+		return check(s.Interactive.Header.Media.MediaID, "interactive.header."+t+".mediaId", t)
 	}
 	return nil
 }

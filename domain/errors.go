@@ -59,6 +59,9 @@ const (
 	// several numbers and the request names none.
 	CodePhoneNumberNotFound Code = "phone_number_not_found"
 	CodePhoneNumberRequired Code = "phone_number_required"
+
+	CodeMediaNotFound Code = "media_not_found"
+	CodeMediaTooLarge Code = "media_too_large"
 )
 
 // Codes lists every code the domain defines, so the HTTP adapter's tests can
@@ -76,7 +79,7 @@ func Codes() []Code {
 		CodeDailySendCapReached, CodeInvalidCredentials, CodeSessionNotFound, CodeOperatorNotFound,
 		CodeWhatsAppNotConfigured, CodeOutsideServiceWindow, CodeTemplateInvalid,
 		CodeWebhookEndpointNotFound, CodeEventNotFound, CodeInvalidWebhookURL, CodeInvalidEventType,
-		CodePhoneNumberNotFound, CodePhoneNumberRequired, CodeMessagingLimitReached,
+		CodePhoneNumberNotFound, CodePhoneNumberRequired, CodeMessagingLimitReached, CodeMediaNotFound, CodeMediaTooLarge,
 	}
 }
 
@@ -113,6 +116,7 @@ var (
 	ErrCampaignNotFound      = &Error{Code: CodeCampaignNotFound, Detail: "no campaign with this id"}
 	ErrContactNotFound       = &Error{Code: CodeContactNotFound, Detail: "no contact with this phone number or id"}
 	ErrMessageNotFound       = &Error{Code: CodeMessageNotFound, Detail: "no message with this id"}
+	ErrMediaNotFound         = &Error{Code: CodeMediaNotFound, Detail: "no media with this id"}
 	ErrKeyNotFound           = &Error{Code: CodeKeyNotFound, Detail: "no API key with this id"}
 	ErrWorkspaceNotFound     = &Error{Code: CodeWorkspaceNotFound, Detail: "no workspace with this id"}
 	ErrTemplateNotFound      = &Error{Code: CodeTemplateNotFound, Detail: "no synced template with this name and language"}
@@ -154,7 +158,7 @@ var (
 // workspace's (which callers cannot tell apart).
 var notFound = []*Error{ErrCampaignNotFound, ErrContactNotFound, ErrMessageNotFound, ErrKeyNotFound,
 	ErrWorkspaceNotFound, ErrTemplateNotFound, ErrWebhookEventNotFound, ErrSessionNotFound, ErrOperatorNotFound,
-	ErrWebhookEndpointNotFound, ErrEventNotFound, ErrPhoneNumberNotFound}
+	ErrWebhookEndpointNotFound, ErrEventNotFound, ErrPhoneNumberNotFound, ErrMediaNotFound}
 
 // IsNotFound reports whether err is, or wraps, one of the not-found errors
 // (ErrCampaignNotFound, ErrContactNotFound, …): what a page or an answer

@@ -84,7 +84,8 @@ type PayloadOfferExpiry struct {
 
 // PayloadMedia is a media header parameter given by link.
 type PayloadMedia struct {
-	Link     string `json:"link"`
+	ID       string `json:"id,omitempty"` // Meta's id of an upload; Link is empty then
+	Link     string `json:"link,omitempty"`
 	Filename string `json:"filename,omitempty"`
 }
 
@@ -106,6 +107,7 @@ func (m OutboundMessage) Payload() TemplatePayload {
 	}
 	if m.Values != nil {
 		p.Template.Components = components(m.Values, m.MediaFilename)
+		uploadedMedia(p.Template.Components, m.MediaIDs)
 		return p
 	}
 	if m.MediaHeaderURL != "" {
@@ -131,7 +133,32 @@ func (m OutboundMessage) Payload() TemplatePayload {
 		p.Template.Components = append(p.Template.Components,
 			PayloadComponent{Type: "body", Parameters: params})
 	}
+	uploadedMedia(p.Template.Components, m.MediaIDs)
 	return p
+}
+
+// uploadedMedia sends by Meta's id the header media whose link Herald
+// uploaded (ids maps the link to the id), so Meta does not fetch the link.
+func uploadedMedia(cs []PayloadComponent, ids map[string]string) {
+	if len(ids) == 0 {
+		return
+	}
+	for i := range cs {
+		for j := range cs[i].Parameters {
+			prm := &cs[i].Parameters[j]
+			for _, m := range []*PayloadMedia{prm.Image, prm.Video, prm.Document} {
+				if m == nil {
+					continue
+				}
+				if id, ok := ids[m.Link]; ok && id != "" {
+					m.ID, m.Link = id, ""
+				}
+			}
+		}
+		for k := range cs[i].Cards {
+			uploadedMedia(cs[i].Cards[k].Components, ids)
+		}
+	}
 }
 
 // components builds Meta's components from the slots' values, in the order
@@ -268,7 +295,7 @@ func parameter(v domain.SlotValue, filename string) PayloadParameter {
 // OutboundFor builds the sender's view of a stored message.
 func OutboundFor(m domain.Message) OutboundMessage {
 	return OutboundMessage{
-		ID: m.ID, To: m.Phone, TemplateName: m.TemplateName, Language: m.Language,
+		ID: m.ID, Workspace: m.Workspace, Mode: m.Mode, To: m.Phone, TemplateName: m.TemplateName, Language: m.Language,
 		HeaderFormat: m.HeaderFormat, MediaHeaderURL: m.MediaHeaderURL, MediaFilename: m.MediaFilename, Variables: m.Variables,
 		Session: m.Session, ReplyTo: m.ReplyTo, Values: m.Values,
 	}

@@ -16,6 +16,8 @@ import (
 // OutboundMessage is one template message as a sender needs it.
 type OutboundMessage struct {
 	ID             domain.MessageID // echoed by the provider in status events
+	Workspace      domain.WorkspaceID
+	Mode           domain.KeyMode
 	To             domain.PhoneNumber
 	TemplateName   string
 	Language       string
@@ -23,8 +25,10 @@ type OutboundMessage struct {
 	MediaHeaderURL string
 	MediaFilename  string // a document header's file name, shown to the recipient
 	Variables      []string
-	// Session messages: the content, the wamid quoted, and Meta's ids of
-	// the Herald media the content names (by Herald's id).
+	// Session messages: the content and the wamid quoted. MediaIDs are
+	// Meta's ids of the Herald media the content names (by Herald's id)
+	// and of the header links Herald uploaded (by link), filled right
+	// before the send (MediaStager).
 	Session  *domain.SessionContent
 	ReplyTo  string
 	MediaIDs map[string]string
@@ -81,7 +85,11 @@ type SendError struct {
 	// the business's marketing messages (Meta's 131050): Herald records
 	// it on the contact, as Meta's user_preferences webhook would.
 	MarketingStopped bool
-	Err              error
+	// MediaRefused is set when the failure says the message's media
+	// could not be used (Meta lost an uploaded file, or never had it for
+	// this number): sent by ids, the files are uploaded again.
+	MediaRefused bool
+	Err          error
 }
 
 func (e *SendError) Error() string {

@@ -31,6 +31,7 @@ type Store interface {
 	EndpointRepository
 	NumberRepository
 	DeliveryQueue
+	MediaRepository
 	Transactor
 	Pinger
 }
@@ -64,6 +65,7 @@ func StorePorts() []any {
 		new(EndpointRepository),
 		new(NumberRepository),
 		new(DeliveryQueue),
+		new(MediaRepository),
 		new(Transactor),
 		new(Pinger),
 	}

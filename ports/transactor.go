@@ -27,6 +27,8 @@ type Repos struct {
 	Events EventWriter
 	// Numbers are the business numbers and Meta apps.
 	Numbers NumberRepository
+	// Media records the files of inbound messages with their entries.
+	Media MediaRepository
 }
 
 // Transactor runs a unit of work atomically.

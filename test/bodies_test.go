@@ -15,7 +15,8 @@ import (
 // it write large parts to temporary files, which are removed only for the
 // request the server handed to the handler, not a copy of it. Herald reads
 // bodies only through its own bounded readers (httpapi's JSON, the
-// dashboard's url-encoded forms).
+// dashboard's url-encoded forms, and the one file of a media upload,
+// streamed through mime/multipart's Reader into bounded memory).
 var spooling = map[string]bool{
 	"ParseMultipartForm": true, "FormValue": true, "PostFormValue": true, "FormFile": true, "MultipartReader": true,
 }

@@ -21,6 +21,8 @@ import (
 	"github.com/heraldhq/herald/app/delivery"
 	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
+	"github.com/heraldhq/herald/ports/portsmock"
 )
 
 const (
@@ -91,6 +93,10 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		SimulateInbound:   app.NewSimulateInboundHandler(st, st, def, clock, ids, nil),
 		SyncContact:       e.syncContact,
 		NumberHealth:      app.NewListNumberHealthHandler(st, st, st, clock),
+		GetMedia: app.NewGetMediaHandler(app.MediaDeps{Tx: st, Media: st, Downloader: &portsmock.MediaDownloaderMock{
+			DownloadMediaFunc: func(_ context.Context, id string) (ports.DownloadedMedia, error) {
+				return ports.DownloadedMedia{MimeType: "image/jpeg", Size: -1, Body: io.NopCloser(strings.NewReader("jpeg of " + id))}, nil
+			}}, Clock: clock, IDs: ids, Obs: obs}),
 	}
 	e.srv = httptest.NewServer(dashboard.NewHandler(e.deps, cfg, nil))
 	t.Cleanup(e.srv.Close)

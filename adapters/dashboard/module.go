@@ -45,6 +45,7 @@ type handlerParams struct {
 	SyncContact      *app.SyncContactHandler
 	Numbers          *app.NumbersHandler          `optional:"true"`
 	PhoneNumbers     *app.ListPhoneNumbersHandler `optional:"true"`
+	GetMedia         *app.GetMediaHandler
 	Webhooks         webhookParams
 	NumberHealth     *app.ListNumberHealthHandler `optional:"true"`
 	Config           Config
@@ -57,7 +58,7 @@ func newHandler(p handlerParams) http.Handler {
 		ListCampaigns: p.ListCampaigns, CampaignStats: p.CampaignStats,
 		CampaignMessages: p.CampaignMessages, CreateCampaign: p.CreateCampaign, EditCampaign: p.EditCampaign, RemapCampaign: p.RemapCampaign,
 		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, ListContacts: p.ListContacts,
-		Conversation: p.Conversation, GetMessage: p.GetMessage, Webhooks: p.Webhooks.deps(),
+		Conversation: p.Conversation, GetMessage: p.GetMessage, GetMedia: p.GetMedia, Webhooks: p.Webhooks.deps(),
 		ListThreads: p.ListThreads, ReadThread: p.ReadThread, SendSession: p.SendSession, SendCampaign: p.SendCampaign,
 		SendableCampaigns: p.Sendable,
 		SimulateInbound:   p.SimulateInbound, SyncContact: p.SyncContact,

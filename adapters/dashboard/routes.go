@@ -48,10 +48,13 @@ type Deps struct {
 	// GetMessage, when set, gives the thread's sent messages their
 	// buttons.
 	GetMessage *app.GetMessageHandler
-	Webhooks   WebhookDeps
 	// NumberHealth, when set, lists the business numbers' health
 	// (number_health.go).
 	NumberHealth *app.ListNumberHealthHandler
+	// GetMedia, when set, serves media files (a contact's images in the
+	// thread) at /dashboard/media/{id}/content.
+	GetMedia *app.GetMediaHandler
+	Webhooks WebhookDeps
 }
 
 type dash struct {
@@ -111,6 +114,7 @@ var routes = []route{
 	{"POST /dashboard/inbox/{id}/reply", true, replyFormLimit, (*dash).reply},
 	{"POST /dashboard/inbox/{id}/template", true, pickFormLimit, (*dash).sendTemplate},
 	{"GET /dashboard/number-health", true, 0, (*dash).numberHealth},
+	{"GET /dashboard/media/{id}/content", true, 0, (*dash).mediaContent},
 }
 
 // maxLoginBuckets bounds the sign-in limiter's memory: about 10 MiB.

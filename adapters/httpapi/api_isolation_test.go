@@ -112,6 +112,9 @@ var isolationMatrix = []isolationRow{
 		lookupRow("", "", "POST", func(x isoIDs) string { return "/v1/messages/" + wamid(x) + "/read" }, nil, 200,
 			"message_not_found").check(t, f)
 	}},
+	{"upload media", "POST /v1/media", checkMediaIsolation},
+	{"the other workspace's media", "GET /v1/media/{id}", checkMediaIsolation},
+	{"the other workspace's media content", "GET /v1/media/{id}/content", checkMediaIsolation},
 	{"sync a number only the other workspace has", "POST /v1/contacts/sync", checkSyncIsolation},
 	{"list campaigns", "GET /v1/campaigns", checkListIsolation},
 	lookupRow("edit campaign", "PATCH /v1/campaigns/{id}", "PATCH",

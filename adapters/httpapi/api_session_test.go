@@ -279,7 +279,7 @@ func TestSessionMessageErrors(t *testing.T) {
 		{"button title too long", to(`{"type":"interactive","interactive":{"type":"button","body":{"text":"b"},"action":{"buttons":[` +
 			`{"id":"a","title":"twenty-one characters"}]}}}`), 422, "invalid_parameter", "interactive.action.buttons[0].title", ""},
 		{"private link", to(`{"type":"image","image":{"link":"https://10.0.0.1/a.jpg"}}`), 422, "invalid_media_url", "image.link", ""},
-		{"uploaded media", to(`{"type":"image","image":{"mediaId":"med_01j9z3kq7m8n2p4r6t8v0w2y4a"}}`), 422, "invalid_parameter", "image.mediaId", ""},
+		{"unknown media", to(`{"type":"image","image":{"mediaId":"med_01j9z3kq7m8n2p4r6t8v0w2y4a"}}`), 404, "media_not_found", "image.mediaId", ""},
 		{"no recipient", sessionBodies["text"], 422, "invalid_parameter", "to", ""},
 		{"both recipients", `{"to":"` + phone + `","contactId":"` + id + `",` + sessionBodies["text"][1:], 422, "invalid_parameter", "to", ""},
 		{"bad number", `{"to":"12",` + sessionBodies["text"][1:], 422, "invalid_phone_number", "to", ""},

@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,6 +26,7 @@ import (
 	"github.com/heraldhq/herald/app/usecase"
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
+	"github.com/heraldhq/herald/ports/portsmock"
 	"github.com/heraldhq/herald/ports/porttest"
 	"github.com/heraldhq/herald/test/testenv"
 )
@@ -39,6 +42,9 @@ type apiEnv struct {
 	liveKey                   string // a live key of the default workspace; key is a test key
 	active, paused, image     string // campaign ids in the default workspace
 	otherCampaign             string // a campaign of the other workspace
+
+	uploads     *portsmock.MediaUploaderMock // Meta's side of live keys' uploads
+	uploadCount atomic.Int64
 }
 
 type envOption func(*httpapi.Deps, porttest.Store)
@@ -144,12 +150,21 @@ func newEnvOn(t *testing.T, st porttest.Store, opts ...envOption) *apiEnv {
 	e.otherKey = mustKey(string(other.ID), domain.ModeTest).Plaintext()
 	e.otherCampaign = mustCampaign(string(other.ID), domain.HeaderNone, true)
 
+	e.uploads = &portsmock.MediaUploaderMock{
+		NumberFunc: func() string { return phoneID },
+		UploadMediaFunc: func(context.Context, domain.MediaFile, []byte) (string, error) {
+			return "10" + strconv.Itoa(int(e.uploadCount.Add(1))), nil
+		},
+	}
+	mediaDeps := app.MediaDeps{Tx: st, Media: st, Uploader: e.uploads, Clock: clock, IDs: ids, Obs: obs}
 	deps := httpapi.Deps{
 		Auth:         auth,
 		SendCampaign: newSendCampaign(st, app.Config{}),
 		MarkRead:     app.NewMarkReadHandler(st, delivery.Senders{Live: sb, Sandbox: sb}, obs),
-		SendSession: app.NewSendSessionMessageHandler(app.SendSessionDeps{Tx: st, Messages: st, Idempotency: st,
+		SendSession: app.NewSendSessionMessageHandler(app.SendSessionDeps{Tx: st, Messages: st, Idempotency: st, Media: st,
 			Clock: clock, IDs: ids, Obs: obs, LiveSending: true}),
+		UploadMedia:    app.NewUploadMediaHandler(mediaDeps),
+		GetMedia:       app.NewGetMediaHandler(mediaDeps),
 		ContactByPhone: app.NewGetContactByPhoneHandler(st, obs),
 		SyncContact:    app.NewSyncContactHandler(st, clock, ids, nil, obs),
 		GetMessage:     app.NewGetMessageHandler(st, obs),

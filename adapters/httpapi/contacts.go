@@ -129,6 +129,7 @@ type entryDTO struct {
 
 type attachmentDTO struct {
 	ID       string  `json:"id"`
+	MediaID  string  `json:"mediaId"` // Herald's: GET /v1/media/{mediaId}/content reads the file
 	MimeType string  `json:"mimeType"`
 	SHA256   *string `json:"sha256"`
 	Filename *string `json:"filename"`
@@ -143,7 +144,7 @@ func toEntryDTO(e domain.Entry) entryDTO {
 		d.Status = &s
 	}
 	if e.Media != nil {
-		d.Media = &attachmentDTO{ID: e.Media.ID, MimeType: e.Media.MimeType, SHA256: nonEmpty(e.Media.SHA256), Filename: nonEmpty(e.Media.Filename)}
+		d.Media = &attachmentDTO{ID: e.Media.ID, MediaID: string(domain.InboundMediaID(e.ID)), MimeType: e.Media.MimeType, SHA256: nonEmpty(e.Media.SHA256), Filename: nonEmpty(e.Media.Filename)}
 	}
 	return d
 }

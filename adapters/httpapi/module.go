@@ -66,6 +66,8 @@ type handlerParams struct {
 	DeleteTemplate *app.DeleteTemplateHandler
 	PhoneNumbers   *app.ListPhoneNumbersHandler
 	Conversation   *app.ListConversationHandler
+	UploadMedia    *app.UploadMediaHandler
+	GetMedia       *app.GetMediaHandler
 	Webhook        *delivery.ReceiveWebhookHandler
 	WebhookVerify  *delivery.VerifyWebhookSubscriptionHandler
 	Store          ports.Pinger
@@ -82,7 +84,7 @@ func newHandler(p handlerParams) http.Handler {
 	return NewHandler(Deps{
 		Auth: p.Auth, SendCampaign: p.SendCampaign, SendSession: p.SendSession, MarkRead: p.MarkRead, ContactByPhone: p.ContactByPhone, SyncContact: p.SyncContact,
 		GetMessage: p.GetMessage, ListMessages: p.ListMessages, ListCampaigns: p.ListCampaigns, GetCampaign: p.GetCampaign,
-		CampaignStats: p.CampaignStats, Conversation: p.Conversation, Webhook: p.Webhook, WebhookVerify: p.WebhookVerify,
+		CampaignStats: p.CampaignStats, Conversation: p.Conversation, UploadMedia: p.UploadMedia, GetMedia: p.GetMedia, Webhook: p.Webhook, WebhookVerify: p.WebhookVerify,
 		Store: p.Store, Dispatcher: p.Dispatcher, Dashboard: p.Dashboard, Events: p.Events.deps(),
 		CreateCampaign: p.CreateCampaign, RemapCampaign: p.RemapCampaign, ChangeCampaignStatus: p.ChangeStatus,
 		Metrics: p.Metrics, Tracer: p.Tracer,

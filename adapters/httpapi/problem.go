@@ -92,6 +92,8 @@ var statuses = map[domain.Code]statusTitle{
 	// A live key on a server without Meta's Cloud API: nothing to retry
 	// until the operator configures it, so no Retry-After.
 	domain.CodeWhatsAppNotConfigured: {503, "WhatsApp not configured"},
+	domain.CodeMediaNotFound:         {404, "Media not found"},
+	domain.CodeMediaTooLarge:         {422, "Media too large"},
 }
 
 // statusFor returns the HTTP status and title for a code; an unknown code is

@@ -26,6 +26,8 @@ type Deps struct {
 	GetCampaign    *app.GetCampaignHandler
 	CampaignStats  *app.GetCampaignStatsHandler
 	Conversation   *app.ListConversationHandler
+	UploadMedia    *app.UploadMediaHandler
+	GetMedia       *app.GetMediaHandler
 	Webhook        *delivery.ReceiveWebhookHandler
 	WebhookVerify  *delivery.VerifyWebhookSubscriptionHandler
 	Store          ports.Pinger
@@ -105,6 +107,9 @@ var routes = []route{
 	{"POST /v1/webhook-endpoints/{id}/rotate-secret", true, (*api).rotateEndpointSecret},
 	{"POST /v1/webhook-endpoints/{id}/test", true, (*api).testEndpoint},
 	{"POST /v1/webhook-endpoints/{id}/recover", true, (*api).recoverEndpoint},
+	{"POST /v1/media", true, (*api).uploadMedia},
+	{"GET /v1/media/{id}", true, (*api).getMedia},
+	{"GET /v1/media/{id}/content", true, (*api).mediaContent},
 	{"GET /v1/events", true, (*api).listEvents},
 	{"GET /v1/events/{id}", true, (*api).getEvent},
 	{"POST /v1/events/{id}/redeliver", true, (*api).redeliverEvent},

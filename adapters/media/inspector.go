@@ -28,6 +28,9 @@ type Inspector struct {
 	cfg    Config
 	policy domain.MediaPolicy
 	client *http.Client
+	// fetcher reads whole files for automatic upload, through the same
+	// guarded transport, with a longer time.
+	fetcher *http.Client
 
 	// guarded dials every host that the policy does not exempt; its Control
 	// checks the resolved address about to be dialed. plain dials the
@@ -92,6 +95,7 @@ func New(cfg Config) *Inspector {
 		Timeout:       cfg.Timeout,
 		CheckRedirect: i.checkRedirect,
 	}
+	i.fetcher = &http.Client{Transport: transport, Timeout: fetchTimeout, CheckRedirect: i.checkRedirect}
 	return i
 }
 

@@ -62,6 +62,8 @@ func New() *Store {
 		attempts:    map[int64]storedAttempt{},
 		numbers:     map[domain.BusinessNumberID]domain.BusinessNumber{},
 		apps:        map[string]domain.MetaApp{},
+		media:       map[domain.MediaID]storedMedia{},
+		uploads:     map[uploadKey]domain.MediaUpload{},
 	}
 	return &Store{repos{st: st, enter: st.lock}}
 }
@@ -107,6 +109,8 @@ type state struct {
 	attempts    map[int64]storedAttempt // by the order recorded
 	numbers     map[domain.BusinessNumberID]domain.BusinessNumber
 	apps        map[string]domain.MetaApp // by Meta's app id
+	media       map[domain.MediaID]storedMedia
+	uploads     map[uploadKey]domain.MediaUpload
 }
 
 // lock takes the store's lock for one call outside a transaction.

@@ -56,7 +56,7 @@ func (s *Store) WithinTx(ctx context.Context, fn func(ctx context.Context, r por
 
 	r := &repos{st: st, enter: tx.enter}
 	repos := ports.Repos{Workspaces: r, Keys: r, Campaigns: r, Templates: r, Contacts: r, Messages: r, Parked: r, Queue: r,
-		Conversations: r, Webhooks: r, Idempotency: r, SendCounts: r, Health: r, Reach: r, Events: r, Numbers: r}
+		Conversations: r, Webhooks: r, Idempotency: r, SendCounts: r, Health: r, Reach: r, Events: r, Numbers: r, Media: r}
 	if err := fn(context.WithValue(ctx, txKey{}, tx), repos); err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func (s *Store) WithinTx(ctx context.Context, fn func(ctx context.Context, r por
 
 func (s *Store) repos() ports.Repos {
 	return ports.Repos{Workspaces: s, Keys: s, Campaigns: s, Templates: s, Contacts: s, Messages: s, Parked: s, Queue: s,
-		Conversations: s, Webhooks: s, Idempotency: s, SendCounts: s, Health: s, Reach: s, Events: s, Numbers: s}
+		Conversations: s, Webhooks: s, Idempotency: s, SendCounts: s, Health: s, Reach: s, Events: s, Numbers: s, Media: s}
 }
 
 // inTx runs fn on a store bound to a transaction: s's own when it has one,

@@ -57,3 +57,9 @@ func TemplateStatusFor(code int) domain.TemplateStatus {
 // messages (131050): what the user_preferences webhook reports, told by a
 // send instead.
 func MarketingStopped(code int) bool { return code == 131050 }
+
+// MediaRefused reports whether Meta's code says a message's media could
+// not be used: 131053 (media upload error: among others, a media id Meta
+// no longer has or that belongs to another number) and 131052 (media
+// download error).
+func MediaRefused(code int) bool { return code == 131053 || code == 131052 }

@@ -21,6 +21,9 @@ import (
 type Client struct {
 	cfg  Config
 	http *http.Client
+	// download fetches media files, which may be large: bounded by the
+	// caller's context rather than the API calls' timeout.
+	download *http.Client
 }
 
 // New returns a client; a zero Timeout is 20 s, zero Connections 32.
@@ -43,7 +46,8 @@ func New(cfg Config) *Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = cfg.Connections
 	tr.MaxIdleConns = max(tr.MaxIdleConns, cfg.Connections)
-	return &Client{cfg: cfg, http: &http.Client{Timeout: cfg.Timeout, CheckRedirect: noRedirects, Transport: tr}}
+	return &Client{cfg: cfg, http: &http.Client{Timeout: cfg.Timeout, CheckRedirect: noRedirects, Transport: tr},
+		download: &http.Client{CheckRedirect: noRedirects, Transport: tr}}
 }
 
 // ForNumber returns a client that acts for another business number with
@@ -160,7 +164,8 @@ func metaError(status int, raw []byte) *ports.SendError {
 	class, retryAfter := Classify(int(code), status, e.Error.IsTransient)
 	return &ports.SendError{Class: class, Code: int(code), Title: title(e.Error.Message),
 		RetryAfter: retryAfter, TemplateStatus: TemplateStatusFor(int(code)), MarketingStopped: MarketingStopped(int(code)),
-		Err: fmt.Errorf("whatsapp: HTTP %d, fbtrace_id %s", status, e.Error.FBTraceID)}
+		MediaRefused: MediaRefused(int(code)),
+		Err:          fmt.Errorf("whatsapp: HTTP %d, fbtrace_id %s", status, e.Error.FBTraceID)}
 }
 
 // title strips Meta's "(#code) " prefix from an error message.

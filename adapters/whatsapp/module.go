@@ -14,10 +14,12 @@ import (
 var Module = fx.Module("whatsapp", fx.Provide(New, func(c *Client) ports.CloudClients { return c },
 	func(c *Client) ports.NumberHealthReader { return c }))
 
-// SenderModule provides the client as the `name:"live"` sender. It needs
-// Module.
+// SenderModule provides the client as the `name:"live"` sender, and as the
+// ports.MediaUploader and ports.MediaDownloader of the number it sends
+// from. It needs Module.
 var SenderModule = fx.Module("whatsapp.sender",
 	fx.Provide(fx.Annotate(func(c *Client) ports.WhatsAppSender { return c }, fx.ResultTags(`name:"live"`))),
+	fx.Provide(func(c *Client) ports.MediaUploader { return c }, func(c *Client) ports.MediaDownloader { return c }),
 )
 
 // TemplateSourceModule provides the client as the ports.TemplateSource and

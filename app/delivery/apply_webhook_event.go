@@ -434,6 +434,12 @@ func (h *ApplyWebhookEventHandler) applyInbound(ctx context.Context, r ports.Rep
 		return err
 	}
 	rep.Inbound++
+	if f, ok := domain.NewInboundMedia(entry); ok {
+		// The contact's file, to fetch through Herald by its med_ id.
+		if err := r.Media.CreateMedia(ctx, f, nil); err != nil {
+			return err
+		}
+	}
 	if err := h.emit.Inbound(ctx, r.Events, entry, contact, now); err != nil {
 		return err
 	}

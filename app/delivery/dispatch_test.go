@@ -341,7 +341,7 @@ func TestLiveAndTestKeysUseTheirSenders(t *testing.T) {
 		t.Fatalf("claimed %d, want 2", n)
 	}
 	outbound := func(m domain.Message) []ports.OutboundMessage {
-		return []ports.OutboundMessage{{ID: m.ID, To: m.Phone, TemplateName: "welcome", Language: "en_US",
+		return []ports.OutboundMessage{{ID: m.ID, Workspace: m.Workspace, Mode: m.Mode, To: m.Phone, TemplateName: "welcome", Language: "en_US",
 			HeaderFormat: domain.HeaderNone, Variables: []string{"Ana", "1234"}, Values: m.Values}}
 	}
 	sentBy := func(s senderMock) []ports.OutboundMessage {

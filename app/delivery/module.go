@@ -60,10 +60,17 @@ type numbersParams struct {
 	Config  NumbersConfig        `optional:"true"`
 	Cfg     Config
 	Clock   ports.Clock
+	// Media, when there, gives live messages' media Meta's ids before
+	// each send.
+	Media ports.MediaStager `optional:"true"`
 }
 
 func newNumbers(p numbersParams) *Numbers {
-	return NewNumbers(p.Repo, p.Sealer, p.Clients, p.Live, p.Config, p.Cfg, p.Clock)
+	n := NewNumbers(p.Repo, p.Sealer, p.Clients, p.Live, p.Config, p.Cfg, p.Clock)
+	if p.Media != nil {
+		n.StageMedia(p.Media)
+	}
+	return n
 }
 
 // NumberID asks each source that knows stored numbers.

@@ -40,6 +40,7 @@ type Numbers struct {
 	cfg     NumbersConfig
 	mps     int
 	clock   ports.Clock
+	stage   ports.MediaStager // nil: media goes as it is (StageMedia)
 
 	mu       sync.Mutex
 	loaded   time.Time
@@ -73,6 +74,24 @@ func NewNumbers(repo ports.NumberRepository, sealer ports.SecretSealer, clients 
 	n.byID, n.byMeta = map[domain.BusinessNumberID]*liveNumber{}, map[string]*liveNumber{}
 	n.fallback = &liveNumber{sender: live, token: "env", pacer: newPacer(n.mps)}
 	return n
+}
+
+// StageMedia has every live sender give its messages' media Meta's ids
+// right before each send (staged_sender.go): the configured number's and
+// each stored number's, each uploading for its own number. Called before
+// the registry is used.
+func (r *Numbers) StageMedia(s ports.MediaStager) {
+	r.stage = s
+	r.envLive = r.staged(r.envLive)
+	r.fallback.sender = r.staged(r.fallback.sender)
+}
+
+// staged wraps s to stage media before each send, when media is staged.
+func (r *Numbers) staged(s ports.WhatsAppSender) ports.WhatsAppSender {
+	if s == nil || r.stage == nil {
+		return s
+	}
+	return stagedSender{WhatsAppSender: s, media: r.stage}
 }
 
 // NumberTokenAAD is the associated data a number's sealed access token is
@@ -128,7 +147,7 @@ func (r *Numbers) Load(ctx context.Context) error {
 			}
 			ln.token = fingerprint(token)
 			if r.clients != nil {
-				ln.sender = r.clients.ForNumber(ports.NumberCredentials{PhoneNumberID: n.MetaID, WABAID: n.WABAID, AccessToken: token})
+				ln.sender = r.staged(r.clients.ForNumber(ports.NumberCredentials{PhoneNumberID: n.MetaID, WABAID: n.WABAID, AccessToken: token}))
 			}
 		case n.MetaID == r.cfg.EnvPhoneNumberID && r.envLive != nil:
 			ln.sender, ln.token = r.envLive, "env"

@@ -47,6 +47,9 @@ type Config struct {
 	MediaAllowHTTP       bool
 	PauseOnRed           bool
 	MediaMaxFetches      int
+	MediaUpload          string // link or auto
+	MediaCacheDir        string
+	MediaCacheMax        int64
 	RateLimit            float64
 	RateBurst            int
 	DailySendCap         int
@@ -150,6 +153,17 @@ func settings(c *Config, logFormatDefault string) []setting {
 			return nil
 		},
 			get: func() string { return strconv.FormatFloat(*p, 'g', -1, 64) }, typ: "number"}
+	}
+	size := func(p *int64) codec {
+		return codec{set: func(s string) error {
+			n, err := parseSize(s)
+			if err != nil {
+				return err
+			}
+			*p = n
+			return nil
+		},
+			get: func() string { return strconv.FormatInt(*p, 10) }, typ: "size"}
 	}
 	oneOf := func(p *string, allowed ...string) codec {
 		return codec{set: func(s string) error {
@@ -262,6 +276,9 @@ func settings(c *Config, logFormatDefault string) []setting {
 		mk("media-allowed-hosts", "HERALD_MEDIA_ALLOWED_HOSTS", "", "comma-separated host or host:port list exempt from the private-address block (tests, intranets)", false, hosts(&c.MediaAllowedHosts)),
 		mk("media-allow-http", "HERALD_MEDIA_ALLOW_HTTP", "false", "accept plain http media URLs", false, boolean(&c.MediaAllowHTTP)),
 		mk("media-max-fetches", "HERALD_MEDIA_MAX_FETCHES", "16", "media header fetches at once; a workspace may run half of them, a key a quarter", false, num(&c.MediaMaxFetches, 1, 1000)),
+		mk("media-upload", "HERALD_MEDIA_UPLOAD", "link", "link: Meta fetches mediaHeaderUrl itself; auto: Herald fetches it once, uploads it to Meta and sends it by id", false, oneOf(&c.MediaUpload, "link", "auto")),
+		mk("media-cache-dir", "HERALD_MEDIA_CACHE_DIR", "", "directory where media files contacts sent are kept once fetched from Meta; empty is no cache", false, str(&c.MediaCacheDir)),
+		mk("media-cache-max", "HERALD_MEDIA_CACHE_MAX", "1GiB", "most bytes the media cache holds; the least recently read files go first (bytes, or with KiB, MiB, GiB)", false, size(&c.MediaCacheMax)),
 		mk("rate-limit", "HERALD_RATE_LIMIT", "50", "requests per second per key (token bucket)", false, positive(&c.RateLimit)),
 		mk("rate-burst", "HERALD_RATE_BURST", "100", "burst per key", false, num(&c.RateBurst, 1, 1_000_000)),
 		mk("pause-on-red", "HERALD_PAUSE_ON_RED", "true", "pause a number's marketing campaigns by themselves when Meta rates its quality RED", false, boolean(&c.PauseOnRed)),
@@ -418,6 +435,32 @@ func parsePrefixes(s string) ([]netip.Prefix, error) {
 		out = append(out, p.Masked())
 	}
 	return out, nil
+}
+
+// parseSize reads a byte count: digits, optionally followed by KiB, MiB or
+// GiB (or KB, MB, GB, taken as the same powers of two).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		shift  uint
+	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"KB", 10}, {"MB", 20}, {"GB", 30}, {"B", 0}, {"", 0}}
+	for _, u := range units {
+		digits, ok := strings.CutSuffix(s, u.suffix)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(digits), 10, 64)
+		if err != nil || n <= 0 || n > (1<<62)>>u.shift {
+			break
+		}
+		return n << u.shift, nil
+	}
+	return 0, fmt.Errorf("%q is not a positive size such as 1073741824, 512MiB or 1GiB", s)
+}
+
+// mediaCache is the media cache's part of the configuration.
+func (c *Config) mediaCache() media.CacheConfig {
+	return media.CacheConfig{Dir: c.MediaCacheDir, MaxBytes: c.MediaCacheMax}
 }
 
 // media is the media inspector's part of the configuration.

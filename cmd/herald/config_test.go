@@ -58,6 +58,31 @@ func TestConfigEnvironmentAndFlags(t *testing.T) {
 	}
 }
 
+// The media settings: link by default, the cache off with a bound of 1 GiB,
+// sizes in bytes or binary units.
+func TestMediaSettings(t *testing.T) {
+	t.Parallel()
+	c, err := loadConfig(envOf(nil), "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MediaUpload != "link" || c.MediaCacheDir != "" || c.MediaCacheMax != 1<<30 {
+		t.Fatalf("defaults: upload %q, cache %q of %d", c.MediaUpload, c.MediaCacheDir, c.MediaCacheMax)
+	}
+	for in, want := range map[string]int64{"1048576": 1 << 20, "512MiB": 512 << 20, "2GiB": 2 << 30, "64KB": 64 << 10, "10B": 10} {
+		c, err := loadConfig(envOf(map[string]string{"HERALD_MEDIA_CACHE_MAX": in, "HERALD_MEDIA_UPLOAD": "auto",
+			"HERALD_MEDIA_CACHE_DIR": "/var/cache/herald"}), "json")
+		if err != nil || c.MediaCacheMax != want || c.MediaUpload != "auto" || c.mediaCache().Dir != "/var/cache/herald" {
+			t.Errorf("HERALD_MEDIA_CACHE_MAX=%s: %d, %v; want %d", in, c.MediaCacheMax, err, want)
+		}
+	}
+	for _, bad := range []string{"0", "-1", "lots", "1.5GiB", "MiB"} {
+		if _, err := parseSize(bad); err == nil {
+			t.Errorf("parseSize(%q) passed", bad)
+		}
+	}
+}
+
 func TestConfigRefusesBadValues(t *testing.T) {
 	t.Parallel()
 	for env, val := range map[string]string{
@@ -67,6 +92,8 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		"HERALD_LOG_LEVEL": "loud", "HERALD_RATE_BURST": "1.5", "HERALD_SANDBOX_STEP_DELAY": "0s",
 		"HERALD_DASHBOARD_MAX_PASSWORD_CHECKS": "0",
 		"HERALD_TRUSTED_PROXIES":               "10.0.0.0/33",
+		"HERALD_MEDIA_UPLOAD":                  "always",
+		"HERALD_MEDIA_CACHE_MAX":               "1TB",
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), []string{"serve"}, envOf(map[string]string{env: val}), nil, io.Discard, &stderr)

@@ -51,7 +51,8 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 			zaplog.Config{Format: cfg.LogFormat, Level: logLevel, Output: logOut},
 			sqlstore.Config{DatabaseURL: cfg.DatabaseURL, MaxOpenConns: cfg.DatabaseMaxOpenConns},
 			app.Config{KeyCacheTTL: cfg.KeyCacheTTL, TemplateRefresh: cfg.TemplateRefresh, Media: cfg.media().Policy(),
-				DailySendCap: cfg.DailySendCap, WhatsAppPhoneNumberID: cfg.WhatsAppPhoneID, WhatsAppWABAID: cfg.WhatsAppWABAID},
+				DailySendCap: cfg.DailySendCap, WhatsAppPhoneNumberID: cfg.WhatsAppPhoneID, WhatsAppWABAID: cfg.WhatsAppWABAID,
+				AutoUploadMedia: cfg.MediaUpload == "auto"},
 			delivery.Config{LeaseDuration: cfg.LeaseDuration, LiveMPS: cfg.WhatsAppMPS, OptKeywords: keywords,
 				KeepMarketingOnRed: !cfg.PauseOnRed},
 			whatsapp.WebhookConfig{AppSecrets: splitList(cfg.WhatsAppAppSecret), VerifyToken: cfg.WhatsAppVerifyToken,
@@ -73,6 +74,7 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 		events.Module,
 		webhookout.Module,
 		media.Module,
+		mediaCache(cfg),
 		whatsapp.WebhookModule,
 		cloudAPI(cfg),
 	), nil
@@ -154,6 +156,15 @@ func cloudAPI(cfg *Config) fx.Option {
 		opts = append(opts, whatsapp.TemplateSourceModule)
 	}
 	return fx.Options(opts...)
+}
+
+// mediaCache keeps the media files contacts sent on disk when its
+// directory is set.
+func mediaCache(cfg *Config) fx.Option {
+	if cfg.MediaCacheDir == "" {
+		return fx.Options()
+	}
+	return fx.Options(fx.Supply(cfg.mediaCache()), media.CacheModule)
 }
 
 // liveSender provides the sender for live keys, the Cloud API, when its

@@ -60,6 +60,8 @@ func TestGraphsAreComplete(t *testing.T) {
 		} {
 			live := testConfig(t, url)
 			live.WhatsAppAccessToken, live.WhatsAppPhoneID, live.WhatsAppWABAID = "token", wa.phone, wa.waba
+			// Automatic upload and the media cache join the graph too.
+			live.MediaUpload, live.MediaCacheDir = "auto", t.TempDir()
 			opts, err := appOptions(live, io.Discard)
 			if err != nil {
 				t.Fatal(err)

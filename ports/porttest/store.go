@@ -78,6 +78,7 @@ func RunStore(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Events", eventTests},
 		{"Endpoints", endpointTests},
 		{"Numbers", numberTests},
+		{"Media", mediaTests},
 		{"Tx", txTests},
 	}
 	for _, g := range groups {

@@ -142,6 +142,10 @@ type Server struct {
 	templateAnswers  []answer
 	templateRequests int
 	windows          map[string]time.Time // recipient (digits) → when they last wrote
+	media            map[string]Media
+	uploadOrder      []string
+	urls             map[string]downloadURL // media URL tokens handed out
+	downloads        int
 	reads            []Read
 	submissions      []Submission
 	deleted          []string
@@ -173,7 +177,8 @@ type Cleaner interface{ Cleanup(func()) }
 // New starts a fake on a loopback port, closed when the test ends.
 func New(t Cleaner) *Server {
 	s := &Server{Token: "EAAtest" + randomString(24), PhoneNumberID: "106540352242922", WABAID: "102290129340398",
-		templates: map[string]Template{}, windows: map[string]time.Time{}, hang: make(chan struct{}), arrived: make(chan struct{}, 1),
+		templates: map[string]Template{}, windows: map[string]time.Time{},
+		media: map[string]Media{}, urls: map[string]downloadURL{}, hang: make(chan struct{}), arrived: make(chan struct{}, 1),
 		pending: map[uint64]time.Time{}}
 	var stopEmitting context.CancelFunc
 	s.emitCtx, stopEmitting = context.WithCancel(context.Background())
@@ -356,12 +361,26 @@ type payload struct {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if r.Method == http.MethodGet && r.URL.Path == "/whatsapp_business/attachments/" {
+		s.serveDownload(w, r)
+		return
+	}
 	if len(parts) == 2 && strings.HasPrefix(parts[0], "v") && r.Method == http.MethodGet {
-		s.serveNumber(w, r, parts[1]) // phone_numbers_health.go
+		s.mu.Lock()
+		_, isMedia := s.media[parts[1]]
+		s.mu.Unlock()
+		if isMedia {
+			s.serveMediaURL(w, r, parts[1])
+		} else {
+			s.serveNumber(w, r, parts[1]) // phone_numbers_health.go
+		}
 		return
 	}
 	if len(parts) == 3 && strings.HasPrefix(parts[0], "v") {
 		switch {
+		case r.Method == http.MethodPost && parts[2] == "media":
+			s.serveUpload(w, r, parts[1])
+			return
 		case r.Method == http.MethodPost && parts[2] == "messages":
 			s.serveSend(w, r, parts[1])
 			return
@@ -424,6 +443,10 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 		case <-r.Context().Done():
 			return
 		}
+	}
+	if id := s.unknownMedia(body, phoneNumberID); id != "" {
+		s.fail(w, sendLedger, http.StatusBadRequest, 131053, 0, "Media upload error", "OAuthException")
+		return
 	}
 	f := s.fault(p.To)
 	if f != nil && !f.AfterAccept {
