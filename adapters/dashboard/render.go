@@ -75,12 +75,10 @@ var funcs = template.FuncMap{
 	},
 }
 
-// mediaURL is where the dashboard serves the file of a contact's message:
-// its Herald media id is named after the thread entry (med_ and the
-// entry id's tail, as the media change's domain.InboundMediaID makes it).
+// mediaURL is where the dashboard serves the file of a contact's message
+// (media.go): its Herald media id is named after the thread entry.
 func mediaURL(e domain.Entry) string {
-	id := "med" + strings.TrimPrefix(string(e.ID), domain.PrefixEntry)
-	return "/dashboard/media/" + url.PathEscape(id) + "/content"
+	return "/dashboard/media/" + url.PathEscape(string(domain.InboundMediaID(e.ID))) + "/content"
 }
 
 // simulateData is the sandbox form's template data.
