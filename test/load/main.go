@@ -70,6 +70,8 @@ func main() {
 	numbers := flag.Int("numbers", 0, "with -pipeline: send from this many business numbers, each stored with `herald numbers add` at -mps "+
 		"with its own token, in two accounts of two Meta apps, each sending its own campaign, the load spread evenly over them; "+
 		"0: the one number HERALD_WHATSAPP_* defines")
+	numberMPS := flag.Int("number-mps", 0, "with -pipeline -numbers: each stored number's pace (its --mps), while -mps stays the server's "+
+		"HERALD_WHATSAPP_MPS; 0: -mps")
 	webhookParallel := flag.Int("webhook-parallel", 64, "with -pipeline: status webhook POSTs the fake Cloud API has in flight at most")
 	flag.Parse()
 	set := map[string]bool{}
@@ -81,7 +83,7 @@ func main() {
 		err = errors.New("-mps-live applies to -mode live only")
 	case *pipeline:
 		po := pipelineOptions{allRates: *allRates, duration: o.duration, drain: *drain, sample: *sample, latency: *latency, gap: *gap,
-			webhookParallel: *webhookParallel, mps: *mps, postgres: o.postgres, cpuProfile: o.cpuProfile, heraldBin: *heraldBin, numbers: *numbers}
+			webhookParallel: *webhookParallel, mps: *mps, postgres: o.postgres, cpuProfile: o.cpuProfile, heraldBin: *heraldBin, numbers: *numbers, numberMPS: *numberMPS}
 		if !set["duration"] {
 			po.duration = time.Minute
 		}

@@ -43,6 +43,8 @@ type pipelineOptions struct {
 	// with `herald numbers add` at mps and sending its own campaign; 0:
 	// the one number HERALD_WHATSAPP_* defines.
 	numbers int
+	// numberMPS is each stored number's pace; 0: mps.
+	numberMPS int
 }
 
 // The engines a pipeline run measures.
@@ -92,6 +94,9 @@ func (o pipelineOptions) check() error {
 		if e == enginePostgres && o.postgres == "" {
 			errs = append(errs, errors.New("-engines postgres needs -postgres (or HERALD_TEST_POSTGRES_URL)"))
 		}
+	}
+	if o.numberMPS < 0 || o.numberMPS > 1000 {
+		errs = append(errs, errors.New("-number-mps must be from 0 to 1000"))
 	}
 	if o.numbers < 0 || o.numbers > maxNumbers {
 		errs = append(errs, fmt.Errorf("-numbers must be from 0 to %d", maxNumbers))
@@ -216,7 +221,11 @@ func runPipelineOnce(o pipelineOptions, bin, dir, engine string, rate int) (pipe
 	if err := h.prepare(); err != nil {
 		return r, err
 	}
-	numberIDs, err := h.addNumbers(dir, numbers, o.mps)
+	numberMPS := o.mps
+	if o.numberMPS > 0 {
+		numberMPS = o.numberMPS
+	}
+	numberIDs, err := h.addNumbers(dir, numbers, numberMPS)
 	if err != nil {
 		return r, err
 	}
@@ -262,7 +271,11 @@ func runPipelineOnce(o pipelineOptions, bin, dir, engine string, rate int) (pipe
 	var prof *profiler
 	var profDone <-chan error
 	if o.cpuProfile != "" {
-		prof = &profiler{debugAddr: srv.debugAddr, path: filepath.Join(o.cpuProfile, fmt.Sprintf("cpu-pipeline-%s-%d.pprof", engine, rate))}
+		name := fmt.Sprintf("cpu-pipeline-%s-%d.pprof", engine, rate)
+		if o.numbers > 0 {
+			name = fmt.Sprintf("cpu-pipeline-%s-%d-numbers-%d.pprof", engine, rate, o.numbers)
+		}
+		prof = &profiler{debugAddr: srv.debugAddr, path: filepath.Join(o.cpuProfile, name)}
 	}
 	cpu0 := m.cpu()
 	var fake0 fakeStats
@@ -564,6 +577,9 @@ func (s fakeStats) minus(before fakeStats) fakeStats {
 
 // minusBy is each number's count in now less its count in before.
 func minusBy(now, before map[string]int) map[string]int {
+	if now == nil {
+		return nil
+	}
 	out := make(map[string]int, len(now))
 	for k, v := range now {
 		out[k] = v - before[k]

@@ -168,6 +168,14 @@ func printPipeline(w io.Writer, o pipelineOptions, runs []pipelineRun) {
 	if o.heraldBin != "" {
 		fmt.Fprintf(w, "Herald: %s (-herald-bin)\n\n", o.heraldBin)
 	}
+	if o.numbers > 0 {
+		pace := o.mps
+		if o.numberMPS > 0 {
+			pace = o.numberMPS
+		}
+		fmt.Fprintf(w, "Sender numbers: %d, stored with `herald numbers add`, each paced at %d msg/s and sending its own campaign; "+
+			"the load goes round the campaigns in turn; HERALD_WHATSAPP_MPS=%d.\n\n", o.numbers, pace, o.mps)
+	}
 
 	fmt.Fprintln(w, "| engine | offered/s | accepted/s | to Cloud API/s | webhooks acked/s | read/s | send p50 | send p99 | send errors | webhook ack p99 | kept up |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
