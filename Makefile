@@ -133,13 +133,14 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 10s)
 	done
 
 .PHONY: bench
-bench: ## the CPU readings' own check (build tag bench), Go micro-benchmarks (6 runs each, enough for benchstat's confidence intervals; bench.txt), event delivery (both engines), the HTTP load run (floor, SQLite, PostgreSQL), the dispatch run and the whole pipeline at 250 to 1,000 msg/s
+bench: ## the CPU readings' own check (build tag bench), Go micro-benchmarks (6 runs each, enough for benchstat's confidence intervals; bench.txt), event delivery (both engines), the HTTP load run (floor, SQLite, PostgreSQL), the dispatch run, the whole pipeline at 250 to 1,000 msg/s, and again from four stored sender numbers at 500 and 1,000 msg/s (30 s each)
 	go test -tags bench -count=1 ./test/cpustat/
 	set -o pipefail; go test -run '^$$' -bench . -benchmem -count 6 ./domain/ ./app/ ./adapters/httpapi/ ./adapters/sqlstore/ | tee bench.txt
 	set -o pipefail; HERALD_TEST_POSTGRES_URL='$(HERALD_TEST_POSTGRES_URL)' go test -run '^$$' -bench . -benchtime 3000x -count 3 ./app/events/ | tee -a bench.txt
 	go run ./test/load -duration 10s -connections 64 -postgres '$(HERALD_TEST_POSTGRES_URL)'
 	go run ./test/load -dispatch 5000 -latency 100ms -mps 1000
 	go run ./test/load -pipeline -rates 250,500,750,1000 -postgres '$(HERALD_TEST_POSTGRES_URL)'
+	go run ./test/load -pipeline -numbers 4 -rates 500,1000 -duration 30s -postgres '$(HERALD_TEST_POSTGRES_URL)'
 
 .PHONY: cover
 cover: ## coverage profile and HTML report

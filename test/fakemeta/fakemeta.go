@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
 	"net"
 	"net/http"
@@ -149,8 +150,9 @@ type Server struct {
 	reads            []Read
 	submissions      []Submission
 	deleted          []string
-	requestCount     int // sends received, Lean or not
-	acceptedCount    int // sends accepted, Lean or not
+	requestCount     int            // sends received, Lean or not
+	acceptedCount    int            // sends accepted, Lean or not
+	acceptedBy       map[string]int // sends accepted by sending number (Meta's id), Lean or not
 	hang             chan struct{}
 	arrived          chan struct{}
 	conns            atomic.Int64 // TCP connections the Cloud API accepted
@@ -265,6 +267,14 @@ func (s *Server) AcceptedCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.acceptedCount
+}
+
+// AcceptedByNumber is how many sends the fake accepted from each business
+// number, by Meta's phone number id; counted when Lean too.
+func (s *Server) AcceptedByNumber() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.acceptedBy)
 }
 
 // Connections is how many TCP connections the Cloud API has accepted:
@@ -548,6 +558,10 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, p payload, body 
 		waID = w
 	}
 	s.acceptedCount++
+	if s.acceptedBy == nil {
+		s.acceptedBy = map[string]int{}
+	}
+	s.acceptedBy[from.PhoneNumberID]++
 	if !s.Lean {
 		s.accepted = append(s.accepted, Request{Path: r.URL.Path, Body: body, WAMID: wamid, From: from.PhoneNumberID,
 			Token: from.Token})

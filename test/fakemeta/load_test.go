@@ -155,13 +155,16 @@ func TestLeanCounts(t *testing.T) {
 	if fake.RequestCount() != 2 || fake.AcceptedCount() != 2 {
 		t.Errorf("counted %d requests, %d accepted, want 2 and 2", fake.RequestCount(), fake.AcceptedCount())
 	}
+	if d := cmp.Diff(map[string]int{fake.PhoneNumberID: 2}, fake.AcceptedByNumber()); d != "" {
+		t.Errorf("accepted by number (-want +got):\n%s", d)
+	}
 	if n := len(rc.got()); n != 6 {
 		t.Errorf("the receiver got %d calls, want 6", n)
 	}
 	var want []fakemeta.WebhookPost
 	for _, biz := range []string{"msg_01m80000000000000000000015", "msg_01m80000000000000000000016"} {
 		for _, st := range []string{"sent", "delivered", "read"} {
-			want = append(want, fakemeta.WebhookPost{Status: st, BizOpaque: biz, Answered: 200, Attempt: 1, Last: true})
+			want = append(want, fakemeta.WebhookPost{Status: st, Number: fake.PhoneNumberID, BizOpaque: biz, Answered: 200, Attempt: 1, Last: true})
 		}
 	}
 	mu.Lock()

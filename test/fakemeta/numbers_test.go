@@ -49,6 +49,9 @@ func TestSeveralNumbers(t *testing.T) {
 	if len(acc) != 1 || acc[0].From != "2001" || acc[0].Token != "EAAnumber2" {
 		t.Fatalf("accepted %+v", acc)
 	}
+	if by := fake.AcceptedByNumber(); len(by) != 1 || by["2001"] != 1 {
+		t.Errorf("accepted by number: %v, want one from 2001", by)
+	}
 	code, body := do("GET", "/3001/phone_numbers", "EAAnumber2", "")
 	var list struct {
 		Data []map[string]any `json:"data"`

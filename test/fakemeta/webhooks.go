@@ -679,6 +679,7 @@ const (
 // as OnWebhookPost reports it.
 type WebhookPost struct {
 	Status string // sent, delivered, read, failed, …
+	Number string // the sending business number (Meta's phone number id)
 	// BizOpaque is the send's biz_opaque_callback_data: the sender's own
 	// id of the message.
 	BizOpaque string
@@ -790,7 +791,7 @@ func (s *Server) postStatus(e emission, u StatusUpdate, body []byte) bool {
 		took := time.Since(start)
 		<-slots
 		if s.OnWebhookPost != nil {
-			s.OnWebhookPost(WebhookPost{Status: u.Status, BizOpaque: e.biz, Due: due, Took: took, Answered: status,
+			s.OnWebhookPost(WebhookPost{Status: u.Status, Number: e.number, BizOpaque: e.biz, Due: due, Took: took, Answered: status,
 				Attempt: try, Last: status == http.StatusOK || try == webhookTries})
 		}
 		if status == http.StatusOK {

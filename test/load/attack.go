@@ -26,6 +26,9 @@ type target struct {
 	base     string // http://127.0.0.1:PORT
 	token    string // an API key: live or test, as -mode says
 	campaign string // an active campaign's id
+	// campaigns, when set, are the campaigns sends rotate over instead
+	// (one per sender number).
+	campaigns []string
 }
 
 // report is what one target measured.
@@ -117,8 +120,12 @@ func sendTargeter(t target, phone func(uint64) string, sent *atomic.Uint64) func
 	u := t.base + "/v1/messages/send-campaign"
 	return func(tgt *vegeta.Target) {
 		n := sent.Add(1) - 1
+		campaign := t.campaign
+		if len(t.campaigns) > 0 {
+			campaign = t.campaigns[n%uint64(len(t.campaigns))]
+		}
 		*tgt = vegeta.Target{Method: http.MethodPost, URL: u, Header: hdr,
-			Body: fmt.Appendf(nil, `{"phoneNumber":%q,"campaignId":%q,"variables":["Ana","1234"]}`, phone(n), t.campaign)}
+			Body: fmt.Appendf(nil, `{"phoneNumber":%q,"campaignId":%q,"variables":["Ana","1234"]}`, phone(n), campaign)}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -49,6 +50,8 @@ type childConfig struct {
 	Gap       time.Duration
 	Parallel  int
 	AppSecret string
+	// Numbers are the business numbers the fake serves beside its own.
+	Numbers []fakemeta.Number
 }
 
 // childHello is the line a child prints once it listens.
@@ -72,6 +75,9 @@ type fakeStats struct {
 	// OldestOwed is when the oldest owed status became due, in Unix
 	// microseconds; 0 when none is owed.
 	OldestOwed int64
+	// AcceptedBy and ReadsBy are Accepted and Reads by sending number
+	// (Meta's phone number id).
+	AcceptedBy, ReadsBy map[string]int
 }
 
 // ackLatencies are the webhook POSTs' answer times.
@@ -126,6 +132,7 @@ type fakeCounter struct {
 	mu             sync.Mutex
 	posts, acked   int
 	givenUp, reads int
+	readsBy        map[string]int  // reads by sending number
 	took           []time.Duration // every POST's answer time
 	readsChanged   chan struct{}   // closed at each new read, then replaced
 }
@@ -140,6 +147,7 @@ func (f *fakeCounter) post(p fakemeta.WebhookPost) {
 		f.acked++
 		if p.Status == "read" {
 			f.reads++
+			f.readsBy[p.Number]++
 			close(f.readsChanged)
 			f.readsChanged = make(chan struct{})
 		}
@@ -160,14 +168,18 @@ func serveFakeChild(c *cleanups, cfg childConfig, mux *http.ServeMux) *fakemeta.
 	fake.Latency, fake.WebhookGap, fake.WebhookParallel = cfg.Latency, cfg.Gap, cfg.Parallel
 	fake.AppSecret, fake.Lean = cfg.AppSecret, true
 	fake.AddTemplate(fakemeta.Template{Name: templateName, Language: templateLanguage, Status: "APPROVED", BodyParams: 2})
-	count := &fakeCounter{readsChanged: make(chan struct{})}
+	for _, n := range cfg.Numbers {
+		fake.AddNumber(n)
+	}
+	count := &fakeCounter{readsChanged: make(chan struct{}), readsBy: map[string]int{}}
 	fake.OnWebhookPost = count.post
 	stats := func() fakeStats {
 		owed, oldest := fake.WebhookBacklog()
 		count.mu.Lock()
 		defer count.mu.Unlock()
 		s := fakeStats{Requests: fake.RequestCount(), Accepted: fake.AcceptedCount(), Connections: fake.Connections(),
-			Posts: count.posts, Acked: count.acked, GivenUp: count.givenUp, Reads: count.reads, Owed: owed}
+			Posts: count.posts, Acked: count.acked, GivenUp: count.givenUp, Reads: count.reads, Owed: owed,
+			AcceptedBy: fake.AcceptedByNumber(), ReadsBy: maps.Clone(count.readsBy)}
 		if !oldest.IsZero() {
 			s.OldestOwed = oldest.UnixMicro()
 		}

@@ -113,4 +113,15 @@
 //
 //	go run ./test/load -pipeline -rates 250,500,750,1000 -postgres "$HERALD_TEST_POSTGRES_URL" -cpuprofile /tmp/prof
 //	go run ./test/load -pipeline -rates 100 -duration 10s -engines sqlite
+//
+// By default herald sends from the one number HERALD_WHATSAPP_* defines.
+// With -numbers N it sends from N business numbers instead, each stored
+// with `herald numbers add` (its own token, sealed; paced at -mps; odd and
+// even numbers in two business accounts of two Meta apps, whose secrets
+// sign their webhooks), each sending its own campaign, made through POST
+// /v1/campaigns with its phoneNumberId; the load goes round the campaigns
+// in turn, and the report adds each number's rate to the Cloud API and its
+// messages read (the profile is then cpu-pipeline-ENGINE-RATE-numbers-N.pprof):
+//
+//	go run ./test/load -pipeline -numbers 4 -rates 500,1000 -duration 30s -postgres "$HERALD_TEST_POSTGRES_URL"
 package main

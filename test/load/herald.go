@@ -66,8 +66,11 @@ type heraldTarget struct {
 	fake     *fakemeta.Server
 	mps      int      // with cloud: the sender number's pace, HERALD_WHATSAPP_MPS
 	extraEnv []string // more settings for herald serve
-	token    string   // set by prepare
-	campaign string   // set by prepare
+	// secretKey seals stored numbers' tokens (HERALD_SECRET_KEY); empty:
+	// none given.
+	secretKey string
+	token     string // set by prepare
+	campaign  string // set by prepare
 }
 
 // cloudAPI is where herald's sender is pointed: a fake Cloud API's base
@@ -94,7 +97,7 @@ func startFakeMeta(c *cleanups) (*fakemeta.Server, error) {
 // measured.
 func (h *heraldTarget) env() []string {
 	return append(os.Environ(), "HERALD_DATABASE_URL="+h.databaseURL, "HERALD_LOG_FORMAT=json",
-		"HERALD_LOG_LEVEL=warn", "HERALD_RATE_LIMIT=1000000", "HERALD_RATE_BURST=1000000")
+		"HERALD_LOG_LEVEL=warn", "HERALD_RATE_LIMIT=1000000", "HERALD_RATE_BURST=1000000", "HERALD_SECRET_KEY="+h.secretKey)
 }
 
 // prepare migrates PostgreSQL (SQLite migrates itself), then creates the

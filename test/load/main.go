@@ -67,6 +67,11 @@ func main() {
 	sample := flag.Duration("sample", time.Second, "with -pipeline: how often the backlog is sampled")
 	gap := flag.Duration("gap", 100*time.Millisecond, "with -pipeline: the fake Cloud API's pause between a message's sent, delivered and read webhooks")
 	heraldBin := flag.String("herald-bin", "", "with -pipeline: run this herald binary instead of building one from the working tree (to compare two builds in one session)")
+	numbers := flag.Int("numbers", 0, "with -pipeline: send from this many business numbers, each stored with `herald numbers add` at -mps "+
+		"with its own token, in two accounts of two Meta apps, each sending its own campaign, the load spread evenly over them; "+
+		"0: the one number HERALD_WHATSAPP_* defines")
+	numberMPS := flag.Int("number-mps", 0, "with -pipeline -numbers: each stored number's pace (its --mps), while -mps stays the server's "+
+		"HERALD_WHATSAPP_MPS; 0: -mps")
 	webhookParallel := flag.Int("webhook-parallel", 64, "with -pipeline: status webhook POSTs the fake Cloud API has in flight at most")
 	flag.Parse()
 	set := map[string]bool{}
@@ -78,7 +83,7 @@ func main() {
 		err = errors.New("-mps-live applies to -mode live only")
 	case *pipeline:
 		po := pipelineOptions{allRates: *allRates, duration: o.duration, drain: *drain, sample: *sample, latency: *latency, gap: *gap,
-			webhookParallel: *webhookParallel, mps: *mps, postgres: o.postgres, cpuProfile: o.cpuProfile, heraldBin: *heraldBin}
+			webhookParallel: *webhookParallel, mps: *mps, postgres: o.postgres, cpuProfile: o.cpuProfile, heraldBin: *heraldBin, numbers: *numbers, numberMPS: *numberMPS}
 		if !set["duration"] {
 			po.duration = time.Minute
 		}

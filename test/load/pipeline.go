@@ -39,6 +39,12 @@ type pipelineOptions struct {
 	postgres        string        // the PostgreSQL server for enginePostgres
 	cpuProfile      string        // directory for herald's CPU profiles; empty: none
 	heraldBin       string        // a herald binary to run; empty: build one from the working tree
+	// numbers is how many business numbers herald sends from, each stored
+	// with `herald numbers add` at mps and sending its own campaign; 0:
+	// the one number HERALD_WHATSAPP_* defines.
+	numbers int
+	// numberMPS is each stored number's pace; 0: mps.
+	numberMPS int
 }
 
 // The engines a pipeline run measures.
@@ -89,6 +95,12 @@ func (o pipelineOptions) check() error {
 			errs = append(errs, errors.New("-engines postgres needs -postgres (or HERALD_TEST_POSTGRES_URL)"))
 		}
 	}
+	if o.numberMPS < 0 || o.numberMPS > 1000 {
+		errs = append(errs, errors.New("-number-mps must be from 0 to 1000"))
+	}
+	if o.numbers < 0 || o.numbers > maxNumbers {
+		errs = append(errs, fmt.Errorf("-numbers must be from 0 to %d", maxNumbers))
+	}
 	if len(o.engines) == 0 {
 		errs = append(errs, errors.New("-engines: none given"))
 	}
@@ -100,6 +112,18 @@ func engineLabel(engine string) string {
 		return "PostgreSQL"
 	}
 	return "SQLite FULL"
+}
+
+// runLabel is a run's row label: the engine, and the stored numbers it
+// sends from when there are any.
+func (o pipelineOptions) runLabel(engine string) string {
+	switch o.numbers {
+	case 0:
+		return engineLabel(engine)
+	case 1:
+		return engineLabel(engine) + ", 1 number"
+	}
+	return fmt.Sprintf("%s, %d numbers", engineLabel(engine), o.numbers)
 }
 
 // runPipeline searches, on each engine, for the highest rate the whole
@@ -128,7 +152,7 @@ func runPipeline(o pipelineOptions, w io.Writer) error {
 	var runs []pipelineRun
 	var errs []error
 	for _, engine := range o.engines {
-		run := pipelineRun{engine: engineLabel(engine)}
+		run := pipelineRun{engine: o.runLabel(engine)}
 		run.results, run.best, run.err = searchRates(o.rates, o.allRates, func(rate int) (pipelineResult, error) {
 			return runPipelineOnce(o, bin, dir, engine, rate)
 		})
@@ -156,7 +180,7 @@ func runPipeline(o pipelineOptions, w io.Writer) error {
 //     reached read, then reads herald's own count, the CPU each process
 //     took and herald's peak memory.
 func runPipelineOnce(o pipelineOptions, bin, dir, engine string, rate int) (pipelineResult, error) {
-	r := pipelineResult{engine: engineLabel(engine), rate: rate, duration: o.duration}
+	r := pipelineResult{engine: o.runLabel(engine), rate: rate, duration: o.duration}
 	fmt.Fprintf(os.Stderr, "load: pipeline on %s at %d messages/s for %s\n", r.engine, rate, o.duration)
 	databaseURL := "sqlite:" + filepath.Join(dir, fmt.Sprintf("pipeline-%d.db", rate))
 	if engine == enginePostgres {
@@ -176,7 +200,9 @@ func runPipelineOnce(o pipelineOptions, bin, dir, engine string, rate int) (pipe
 	}
 	defer receiver.stop()
 	secret := randomHex(16)
-	fake, err := startChild(childConfig{Kind: childFake, Latency: o.latency, Gap: o.gap, Parallel: o.webhookParallel, AppSecret: secret})
+	numbers := senderNumbers(o.numbers)
+	fake, err := startChild(childConfig{Kind: childFake, Latency: o.latency, Gap: o.gap, Parallel: o.webhookParallel, AppSecret: secret,
+		Numbers: numbers})
 	if err != nil {
 		return r, err
 	}
@@ -190,8 +216,17 @@ func runPipelineOnce(o pipelineOptions, bin, dir, engine string, rate int) (pipe
 		// The events' settings are those of issue 26; a build without
 		// them ignores them.
 		extraEnv: []string{"HERALD_WHATSAPP_APP_SECRET=" + secret, "HERALD_WEBHOOK_ALLOW_HTTP=true",
-			"HERALD_WEBHOOK_ALLOWED_HOSTS=" + receiverURL.Host}}
+			"HERALD_WEBHOOK_ALLOWED_HOSTS=" + receiverURL.Host},
+		secretKey: newSecretKey()}
 	if err := h.prepare(); err != nil {
+		return r, err
+	}
+	numberMPS := o.mps
+	if o.numberMPS > 0 {
+		numberMPS = o.numberMPS
+	}
+	numberIDs, err := h.addNumbers(dir, numbers, numberMPS)
+	if err != nil {
 		return r, err
 	}
 	srv, err := h.serve(o.cpuProfile != "")
@@ -209,6 +244,12 @@ func runPipelineOnce(o pipelineOptions, bin, dir, engine string, rate int) (pipe
 	base := "http://" + srv.addr
 	if err := fake.post("/webhook-url", base+"/v1/webhooks/whatsapp"); err != nil {
 		return r, err
+	}
+	var campaigns []string
+	if len(numberIDs) > 0 {
+		if campaigns, err = createNumberCampaigns(base, h.token, numberIDs); err != nil {
+			return r, err
+		}
 	}
 	var eventsOn bool
 	r.events, eventsOn, err = registerEndpoint(base, h.token, receiver.hello.URL+"/events",
@@ -230,7 +271,11 @@ func runPipelineOnce(o pipelineOptions, bin, dir, engine string, rate int) (pipe
 	var prof *profiler
 	var profDone <-chan error
 	if o.cpuProfile != "" {
-		prof = &profiler{debugAddr: srv.debugAddr, path: filepath.Join(o.cpuProfile, fmt.Sprintf("cpu-pipeline-%s-%d.pprof", engine, rate))}
+		name := fmt.Sprintf("cpu-pipeline-%s-%d.pprof", engine, rate)
+		if o.numbers > 0 {
+			name = fmt.Sprintf("cpu-pipeline-%s-%d-numbers-%d.pprof", engine, rate, o.numbers)
+		}
+		prof = &profiler{debugAddr: srv.debugAddr, path: filepath.Join(o.cpuProfile, name)}
 	}
 	cpu0 := m.cpu()
 	var fake0 fakeStats
@@ -241,7 +286,7 @@ func runPipelineOnce(o pipelineOptions, bin, dir, engine string, rate int) (pipe
 	if prof != nil {
 		profDone = prof.start(o.duration)
 	}
-	t := target{name: r.engine, base: base, token: h.token, campaign: h.campaign}
+	t := target{name: r.engine, base: base, token: h.token, campaign: h.campaign, campaigns: campaigns}
 	r.send = paceSends(t, rate, o.duration)
 	loadEnd := time.Now()
 	samples := sampling.stop()
@@ -272,6 +317,17 @@ func runPipelineOnce(o pipelineOptions, bin, dir, engine string, rate int) (pipe
 	}
 	if r.heraldCounts, err = campaignCounts(base, h.token, h.campaign); err != nil {
 		return r, err
+	}
+	for i, n := range numbers {
+		nr := numberResult{metaID: n.PhoneNumberID, campaign: campaigns[i], offered: float64(rate) / float64(len(numbers)),
+			window: r.window.AcceptedBy[n.PhoneNumberID], reads: r.final.ReadsBy[n.PhoneNumberID]}
+		if nr.counts, err = campaignCounts(base, h.token, campaigns[i]); err != nil {
+			return r, err
+		}
+		for status, c := range nr.counts {
+			r.heraldCounts[status] += c
+		}
+		r.numbers = append(r.numbers, nr)
 	}
 	if eventsOn {
 		var st receiverStats
@@ -515,7 +571,20 @@ func series(samples []backlog, end backlog) (queued, unapplied, parked, owed age
 func (s fakeStats) minus(before fakeStats) fakeStats {
 	return fakeStats{Requests: s.Requests - before.Requests, Accepted: s.Accepted - before.Accepted,
 		Connections: s.Connections - before.Connections, Posts: s.Posts - before.Posts, Acked: s.Acked - before.Acked,
-		GivenUp: s.GivenUp - before.GivenUp, Reads: s.Reads - before.Reads, Owed: s.Owed, OldestOwed: s.OldestOwed}
+		GivenUp: s.GivenUp - before.GivenUp, Reads: s.Reads - before.Reads, Owed: s.Owed, OldestOwed: s.OldestOwed,
+		AcceptedBy: minusBy(s.AcceptedBy, before.AcceptedBy), ReadsBy: minusBy(s.ReadsBy, before.ReadsBy)}
+}
+
+// minusBy is each number's count in now less its count in before.
+func minusBy(now, before map[string]int) map[string]int {
+	if now == nil {
+		return nil
+	}
+	out := make(map[string]int, len(now))
+	for k, v := range now {
+		out[k] = v - before[k]
+	}
+	return out
 }
 
 // removeSQLite removes a database file and its WAL and shared-memory files.

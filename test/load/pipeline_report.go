@@ -37,7 +37,8 @@ type pipelineResult struct {
 	events                          string      // what the event receiver got, or why none
 	profile                         string      // herald's CPU profile of the load, if taken
 	stages                          []stageShare
-	notes                           []string // what went wrong on the side (a sample that failed, …)
+	notes                           []string       // what went wrong on the side (a sample that failed, …)
+	numbers                         []numberResult // each stored sender number's share; none with the env number
 }
 
 // ageSeries is a backlog's age sampled through the load, and at its end.
@@ -167,6 +168,14 @@ func printPipeline(w io.Writer, o pipelineOptions, runs []pipelineRun) {
 	if o.heraldBin != "" {
 		fmt.Fprintf(w, "Herald: %s (-herald-bin)\n\n", o.heraldBin)
 	}
+	if o.numbers > 0 {
+		pace := o.mps
+		if o.numberMPS > 0 {
+			pace = o.numberMPS
+		}
+		fmt.Fprintf(w, "Sender numbers: %d, stored with `herald numbers add`, each paced at %d msg/s and sending its own campaign; "+
+			"the load goes round the campaigns in turn; HERALD_WHATSAPP_MPS=%d.\n\n", o.numbers, pace, o.mps)
+	}
 
 	fmt.Fprintln(w, "| engine | offered/s | accepted/s | to Cloud API/s | webhooks acked/s | read/s | send p50 | send p99 | send errors | webhook ack p99 | kept up |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -177,6 +186,8 @@ func printPipeline(w io.Writer, o pipelineOptions, runs []pipelineRun) {
 				r.perSecond(r.window.Reads), ms(r.send.p50), ms(r.send.p99), r.send.errors, ms(r.acks.P99), yesNo(r.bounded()))
 		}
 	}
+
+	printNumbers(w, runs)
 
 	fmt.Fprintln(w, "\nOldest waiting item of each stage, sampled during the load (p99 / max / at the load's end):")
 	fmt.Fprintln(w, "\n| engine | offered/s | not yet sent to the Cloud API | webhooks the Cloud API still owes | stored, not applied | parked statuses | all read after |")
@@ -279,4 +290,30 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "**no**"
+}
+
+// printNumbers writes each sender number's share of the runs that sent
+// from stored numbers: what the load offered its campaign, what reached
+// the Cloud API from it during the load, and what reached read.
+func printNumbers(w io.Writer, runs []pipelineRun) {
+	found := false
+	for _, run := range runs {
+		for _, r := range run.results {
+			found = found || len(r.numbers) > 0
+		}
+	}
+	if !found {
+		return
+	}
+	fmt.Fprintln(w, "\nBy sender number (to Cloud API/s: sends the fake accepted from the number during the load; read: its messages the fake saw reach read by the drain's end, and herald's count):")
+	fmt.Fprintln(w, "\n| engine | offered/s | number | offered/s to it | to Cloud API/s | read (fake) | read (herald) |")
+	fmt.Fprintln(w, "|---|---:|---|---:|---:|---:|---:|")
+	for _, run := range runs {
+		for _, r := range run.results {
+			for _, n := range r.numbers {
+				fmt.Fprintf(w, "| %s | %d | %s | %.0f | %.0f | %d | %d |\n", r.engine, r.rate, n.metaID, n.offered,
+					r.perSecond(n.window), n.reads, n.counts["read"])
+			}
+		}
+	}
 }

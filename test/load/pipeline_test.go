@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,10 +11,12 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 // TestMain runs the pipeline's child processes: the smoke test starts this
@@ -221,9 +224,12 @@ func TestOthersIsTheMachinesBusyTimeNotMeasured(t *testing.T) {
 }
 
 func TestFakeStatsMinus(t *testing.T) {
-	before := fakeStats{Requests: 10, Accepted: 9, Connections: 2, Posts: 30, Acked: 27, GivenUp: 1, Reads: 8, Owed: 5, OldestOwed: 100}
-	after := fakeStats{Requests: 110, Accepted: 108, Connections: 12, Posts: 330, Acked: 320, GivenUp: 1, Reads: 100, Owed: 7, OldestOwed: 200}
-	want := fakeStats{Requests: 100, Accepted: 99, Connections: 10, Posts: 300, Acked: 293, Reads: 92, Owed: 7, OldestOwed: 200}
+	before := fakeStats{Requests: 10, Accepted: 9, Connections: 2, Posts: 30, Acked: 27, GivenUp: 1, Reads: 8, Owed: 5, OldestOwed: 100,
+		AcceptedBy: map[string]int{"1": 5, "2": 4}, ReadsBy: map[string]int{"1": 8}}
+	after := fakeStats{Requests: 110, Accepted: 108, Connections: 12, Posts: 330, Acked: 320, GivenUp: 1, Reads: 100, Owed: 7, OldestOwed: 200,
+		AcceptedBy: map[string]int{"1": 55, "2": 53}, ReadsBy: map[string]int{"1": 50, "2": 50}}
+	want := fakeStats{Requests: 100, Accepted: 99, Connections: 10, Posts: 300, Acked: 293, Reads: 92, Owed: 7, OldestOwed: 200,
+		AcceptedBy: map[string]int{"1": 50, "2": 49}, ReadsBy: map[string]int{"1": 42, "2": 50}}
 	if d := cmp.Diff(want, after.minus(before)); d != "" {
 		t.Errorf("minus (-want +got):\n%s", d)
 	}
@@ -397,6 +403,97 @@ func TestPipelineSmoke(t *testing.T) {
 		if !strings.Contains(out, "Events, "+label+" at 20/s: not available in this build.") &&
 			!strings.Contains(out, "Events, "+label+" at 20/s: the receiver got") {
 			t.Errorf("the report says nothing of events on %s:\n%s", label, out)
+		}
+	}
+}
+
+// The numbers a run sends from each have their own id and token, in two
+// accounts of two apps, and an app's numbers share its secret, as the
+// webhooks Meta signs for them do.
+func TestSenderNumbers(t *testing.T) {
+	numbers := senderNumbers(4)
+	ids, tokens, accounts, apps := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]string{}
+	for _, n := range numbers {
+		ids[n.PhoneNumberID], tokens[n.Token], accounts[n.WABAID] = true, true, true
+		if secret, ok := apps[n.AppID]; ok && secret != n.AppSecret {
+			t.Errorf("app %s has two secrets", n.AppID)
+		}
+		apps[n.AppID] = n.AppSecret
+	}
+	if len(ids) != 4 || len(tokens) != 4 || len(accounts) != 2 || len(apps) != 2 {
+		t.Errorf("%d ids, %d tokens, %d accounts, %d apps; want 4, 4, 2, 2: %+v", len(ids), len(tokens), len(accounts), len(apps), numbers)
+	}
+	if len(senderNumbers(0)) != 0 {
+		t.Error("no numbers asked for, some made")
+	}
+}
+
+// With a campaign per number, the sends go round them in turn, so that
+// each number is offered the same share of the rate.
+func TestSendsGoRoundTheCampaigns(t *testing.T) {
+	var sent atomic.Uint64
+	fill := sendTargeter(target{base: "http://127.0.0.1:1", token: "k", campaign: "cmp_env", campaigns: []string{"cmp_a", "cmp_b", "cmp_c"}},
+		func(uint64) string { return "+14155550100" }, &sent)
+	var got []string
+	for range 6 {
+		var tgt vegeta.Target
+		fill(&tgt)
+		var body struct{ CampaignID string }
+		if err := json.Unmarshal(tgt.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, body.CampaignID)
+	}
+	if want := []string{"cmp_a", "cmp_b", "cmp_c", "cmp_a", "cmp_b", "cmp_c"}; !slices.Equal(got, want) {
+		t.Errorf("campaigns %v, want %v", got, want)
+	}
+}
+
+func TestPrintPipelineByNumber(t *testing.T) {
+	r := keptUp()
+	r.engine = "SQLite FULL, 2 numbers"
+	r.numbers = []numberResult{
+		{metaID: "106540352200001", offered: 250, window: 2500, reads: 2500, counts: map[string]int{"read": 2500}},
+		{metaID: "106540352200002", offered: 250, window: 2400, reads: 2490, counts: map[string]int{"read": 2480}},
+	}
+	var b bytes.Buffer
+	printPipeline(&b, pipelineOptions{duration: 10 * time.Second, drain: 10 * time.Second, sample: time.Second,
+		latency: 100 * time.Millisecond, gap: 100 * time.Millisecond, webhookParallel: 64, mps: 1000},
+		[]pipelineRun{{engine: r.engine, results: []pipelineResult{r}, best: 500}})
+	out := b.String()
+	for _, want := range []string{
+		"| SQLite FULL, 2 numbers | 500 | 106540352200001 | 250 | 250 | 2500 | 2500 |",
+		"| SQLite FULL, 2 numbers | 500 | 106540352200002 | 250 | 240 | 2490 | 2480 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestPipelineSmokeWithNumbers runs the pipeline briefly on SQLite from two
+// numbers stored with `herald numbers add`: every message of each number's
+// campaign must reach read, and the report must say so by number.
+func TestPipelineSmokeWithNumbers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds herald and runs it for a few seconds")
+	}
+	t.Chdir("../..")
+	o := pipelineOptions{rates: []int{20}, duration: 3 * time.Second, drain: 20 * time.Second, sample: 500 * time.Millisecond,
+		latency: 20 * time.Millisecond, gap: 10 * time.Millisecond, webhookParallel: 8, mps: 1000,
+		engines: []string{engineSQLite}, numbers: 2}
+	var b bytes.Buffer
+	if err := runPipeline(o, &b); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	out := b.String()
+	for _, want := range []string{
+		"Highest rate kept up with, SQLite FULL, 2 numbers: 20 messages/s.",
+		"| SQLite FULL, 2 numbers | 20 | 106540352200001 | 10 |",
+		"| SQLite FULL, 2 numbers | 20 | 106540352200002 | 10 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
 	}
 }
