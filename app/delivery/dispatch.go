@@ -99,7 +99,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	renewed := make(chan struct{})
 	go func() { d.renewLoop(renewCtx); close(renewed) }()
 	defer func() { d.inFlight.Wait(); stopRenewing(); <-renewed }()
-	sem := make(chan struct{}, d.cfg.DispatchConcurrency)
+	sem := make(chan struct{}, d.Slots())
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -108,6 +108,12 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			return
 		case <-timer.C:
 		case <-d.wake.C():
+		}
+		// The numbers' paces change as operators add, remove and update
+		// numbers: a new size takes a new semaphore, and sends in flight
+		// give their slots back to the one they took them from.
+		if n := d.Slots(); n != cap(sem) {
+			sem = make(chan struct{}, n)
 		}
 		for ctx.Err() == nil {
 			n, err := d.DispatchOnce(ctx, sem)
@@ -129,6 +135,15 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		}
 		timer.Reset(d.cfg.DispatchPoll)
 	}
+}
+
+// Slots is how many sends the dispatcher keeps in flight: enough for the
+// numbers' combined pace with Meta answering in up to a quarter of a
+// second (DispatchConcurrency sizes it for one number at
+// HERALD_WHATSAPP_MPS), so that numbers added to a server raise what it
+// sends instead of sharing one number's slots.
+func (d *Dispatcher) Slots() int {
+	return max(d.cfg.DispatchConcurrency, d.numbers.TotalMPS()/4)
 }
 
 // DispatchOnce claims one batch and starts its sends, each holding a slot of

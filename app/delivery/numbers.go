@@ -172,6 +172,24 @@ func (r *Numbers) Load(ctx context.Context) error {
 	return nil
 }
 
+// TotalMPS is the sum of the paces of the numbers that can send: every
+// active stored number with a sender, or the configured number's alone
+// when none is stored. The dispatcher keeps enough sends in flight for it.
+func (r *Numbers) TotalMPS() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	total := 0
+	for _, ln := range r.byID {
+		if ln.sender != nil && ln.number.Status == domain.NumberActive {
+			total += int(ln.pacer.Limit())
+		}
+	}
+	if total == 0 {
+		return r.mps
+	}
+	return total
+}
+
 // AppSecrets returns the stored Meta apps' secrets, for webhook
 // signatures.
 func (r *Numbers) AppSecrets() [][]byte {

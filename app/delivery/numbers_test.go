@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -277,5 +278,52 @@ func TestNumbersAreOurs(t *testing.T) {
 	}
 	if n, ok := w.reg.ByMetaID(context.Background(), "1002"); !ok || n.ID != w.two.ID {
 		t.Errorf("ByMetaID(1002) = %s, %v", n.ID, ok)
+	}
+}
+
+// The dispatcher keeps in flight enough sends for every number's pace
+// together, not one number's: four numbers at 1,000 messages a second
+// need four times the slots of one.
+func TestSlotsFollowTheNumbersPaces(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newNumbersWorld(t)
+	d := delivery.NewDispatcher(w.st, w.st, w.st, w.st, delivery.Senders{Live: w.env, Sandbox: w.env, Numbers: w.reg},
+		system.Clock{}, system.NewIDs(), nil, nil, delivery.Config{}, usecase.NewObserver(nil))
+	if err := w.reg.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Slots(); got != 40 {
+		t.Errorf("two numbers at the default 80/s: %d slots, want 40 (160/s for a quarter of a second)", got)
+	}
+	h := app.NewNumbersHandler(w.st, w.st, w.sealer, w.reg, system.Clock{}, system.NewIDs())
+	var fast []domain.BusinessNumber
+	for i, id := range []string{"2001", "2002", "2003", "2004"} {
+		n, err := h.Add(ctx, app.AddNumber{Spec: domain.NumberSpec{MetaID: id, WABAID: "601", AppID: "88" + id, MPS: domain.MaxNumberMPS,
+			AllWorkspaces: true}, AccessToken: fmt.Sprintf("token-fast-%d-cccccccc", i), AppSecret: "secret-of-" + id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast = append(fast, n)
+	}
+	if err := w.reg.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.Slots(), (2*80+4*domain.MaxNumberMPS)/4; got != want {
+		t.Errorf("two numbers at 80/s and four at 1,000/s: %d slots, want %d", got, want)
+	}
+	for _, n := range append(fast, w.one, w.two) {
+		if _, err := w.st.UpdateNumber(ctx, n.ID, func(n *domain.BusinessNumber) error {
+			n.Status = domain.NumberDisabled
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.reg.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Slots(); got != 32 {
+		t.Errorf("every number disabled: %d slots, want the floor of 32", got)
 	}
 }
