@@ -172,6 +172,12 @@ type MessageRepository interface {
 	// by id when id is not empty, otherwise by the provider's message id.
 	LocateMessage(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error)
 	UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID, fn func(*domain.Message) error) (domain.Message, error)
+	// UpdateLocatedMessage is LocateMessage and UpdateMessage in one
+	// locking read: it finds the message as LocateMessage does, runs fn on
+	// it and stores the result, atomically, and returns it. fn must not use
+	// the repositories. The id, workspace, campaign and contact do not
+	// change.
+	UpdateLocatedMessage(ctx context.Context, id domain.MessageID, providerID string, fn func(*domain.Message) error) (domain.Message, error)
 }
 
 // MessageFilter narrows ListMessages; zero fields keep everything.

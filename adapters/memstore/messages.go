@@ -115,6 +115,26 @@ func (r *repos) UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id dom
 	return copyMessage(m), nil
 }
 
+// UpdateLocatedMessage locates the message as LocateMessage does, runs fn
+// on it and stores the result if fn succeeds.
+func (r *repos) UpdateLocatedMessage(ctx context.Context, id domain.MessageID, providerID string, fn func(*domain.Message) error) (domain.Message, error) {
+	defer r.enter(ctx)()
+	if id == "" && providerID != "" {
+		id = r.st.providerIDs[providerID]
+	}
+	old, ok := r.st.messages[id]
+	if !ok || id == "" {
+		return domain.Message{}, domain.NotFound(domain.ErrMessageNotFound)
+	}
+	m := copyMessage(old)
+	if err := fn(&m); err != nil {
+		return domain.Message{}, err
+	}
+	m.ID, m.Workspace, m.CampaignID, m.ContactID = old.ID, old.Workspace, old.CampaignID, old.ContactID
+	r.st.saveMessage(old, copyMessage(m))
+	return copyMessage(m), nil
+}
+
 // saveMessage replaces old with m and keeps the provider id index.
 func (st *state) saveMessage(old, m domain.Message) {
 	if m.ProviderID != old.ProviderID {

@@ -397,6 +397,42 @@ func (s *Store) UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id dom
 	return m, nil
 }
 
+// UpdateLocatedMessage locates the message as LocateMessage does, locking
+// its row, runs fn on it and stores the result: one read where
+// LocateMessage and UpdateMessage take two.
+func (s *Store) UpdateLocatedMessage(ctx context.Context, id domain.MessageID, providerID string, fn func(*domain.Message) error) (domain.Message, error) {
+	const qByID = `SELECT ` + messageColumns + ` FROM messages WHERE id = :id`
+	const qByProviderID = `SELECT ` + messageColumns + ` FROM messages WHERE provider_id = :provider_id
+ORDER BY id LIMIT 1`
+	var q string
+	var arg map[string]any
+	switch {
+	case id != "":
+		q, arg = qByID, map[string]any{"id": string(id)}
+	case providerID != "":
+		q, arg = qByProviderID, map[string]any{"provider_id": providerID}
+	default:
+		return domain.Message{}, domain.NotFound(domain.ErrMessageNotFound)
+	}
+	var m domain.Message
+	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
+		var err error
+		if m, err = ts.getMessage(ctx, "update located message", q+ts.d.lockRows(), arg); err != nil {
+			return err
+		}
+		stored := m
+		if err := fn(&m); err != nil {
+			return err
+		}
+		m.ID, m.Workspace, m.CampaignID, m.ContactID = stored.ID, stored.Workspace, stored.CampaignID, stored.ContactID
+		return ts.fail("update located message", ts.writeMessage(ctx, m), nil)
+	})
+	if err != nil {
+		return domain.Message{}, err
+	}
+	return m, nil
+}
+
 // writeMessage stores m's mutable fields.
 func (s *Store) writeMessage(ctx context.Context, m domain.Message) error {
 	const q = `UPDATE messages

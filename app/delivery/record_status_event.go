@@ -3,6 +3,7 @@ package delivery
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/heraldhq/herald/app/usecase"
@@ -53,45 +54,59 @@ const (
 // of the send's answer, or came without our id) is parked, and applied when
 // a message gets that wamid. A change of the message's status writes its
 // event, at now.
+//
+// The message is read once, locked, and written in the same step
+// (UpdateLocatedMessage). Statuses parked for the wamid the event gives a
+// message without one are taken after that write, and applied to it in a
+// second one: the same order of events as applying them together.
 func applyStatus(ctx context.Context, r ports.Repos, ev *usecase.Events, e ports.StatusEvent, now time.Time) (statusOutcome, domain.Message, error) {
-	m, err := r.Messages.LocateMessage(ctx, e.MessageID, e.ProviderID)
+	var found domain.Message
+	advanceBy := func(events ...ports.StatusEvent) func(*domain.Message) error {
+		return func(m *domain.Message) error {
+			if found.ID == "" {
+				found = *m
+				found.History = slices.Clone(m.History)
+			}
+			if !advance(m, events...) {
+				return usecase.ErrUnchanged
+			}
+			return nil
+		}
+	}
+	updated, err := r.Messages.UpdateLocatedMessage(ctx, e.MessageID, e.ProviderID, advanceBy(e))
 	if errors.Is(err, domain.ErrMessageNotFound) && e.MessageID != "" && e.ProviderID != "" {
-		m, err = r.Messages.LocateMessage(ctx, "", e.ProviderID)
+		updated, err = r.Messages.UpdateLocatedMessage(ctx, "", e.ProviderID, advanceBy(e))
 	}
-	if errors.Is(err, domain.ErrMessageNotFound) && e.ProviderID != "" {
+	switch {
+	case errors.Is(err, domain.ErrMessageNotFound) && e.ProviderID != "":
 		return statusParked, domain.Message{}, r.Parked.ParkStatus(ctx, e, now)
-	}
-	if err != nil {
+	case errors.Is(err, usecase.ErrUnchanged):
+		return statusUnchanged, found, nil
+	case err != nil:
 		return 0, domain.Message{}, err
 	}
-	events := []ports.StatusEvent{e}
-	if m.ProviderID == "" && e.ProviderID != "" {
+	if found.ProviderID == "" && e.ProviderID != "" {
 		// The event names the wamid before the send's answer was recorded:
 		// anything parked for it belongs to this message too.
 		parked, err := r.Parked.TakeParkedStatuses(ctx, e.ProviderID)
 		if err != nil {
 			return 0, domain.Message{}, err
 		}
-		events = append(events, parked...)
-	}
-	var before domain.MessageStatus
-	updated, err := r.Messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
-		before = m.Status
-		if !advance(m, events...) {
-			return usecase.ErrUnchanged
+		if len(parked) > 0 {
+			again, err := r.Messages.UpdateMessage(ctx, updated.Workspace, updated.ID, advanceBy(parked...))
+			switch {
+			case errors.Is(err, usecase.ErrUnchanged):
+			case err != nil:
+				return 0, domain.Message{}, err
+			default:
+				updated = again
+			}
 		}
-		return nil
-	})
-	switch {
-	case errors.Is(err, usecase.ErrUnchanged):
-		return statusUnchanged, m, nil
-	case err != nil:
+	}
+	if err := ev.Message(ctx, r.Events, found.Status, updated, now); err != nil {
 		return 0, domain.Message{}, err
 	}
-	if err := ev.Message(ctx, r.Events, before, updated, now); err != nil {
-		return 0, domain.Message{}, err
-	}
-	return statusApplied, m, nil
+	return statusApplied, found, nil
 }
 
 // advance applies status events to m and reports whether it changed: the

@@ -55,6 +55,13 @@ func (m refusingMessages) UpdateMessage(ctx context.Context, ws domain.Workspace
 	return m.MessageRepository.UpdateMessage(ctx, ws, id, fn)
 }
 
+func (m refusingMessages) UpdateLocatedMessage(ctx context.Context, id domain.MessageID, providerID string, fn func(*domain.Message) error) (domain.Message, error) {
+	if m.x.on.Load() && id == m.x.message {
+		return domain.Message{}, m.x.fail()
+	}
+	return m.MessageRepository.UpdateLocatedMessage(ctx, id, providerID, fn)
+}
+
 type refusingEntries struct {
 	ports.ConversationRepository
 	x *refusing

@@ -24,6 +24,10 @@ var messageTests = []storeTest{
 	{"UpdateError", testMessageUpdateError},
 	{"ForwardOnlyRace", testMessageForwardOnlyRace},
 	{"Locate", testMessageLocate},
+	{"UpdateLocated", testMessageUpdateLocated},
+	{"UpdateLocatedNotFound", testMessageUpdateLocatedNotFound},
+	{"UpdateLocatedError", testMessageUpdateLocatedError},
+	{"UpdateLocatedRace", testMessageUpdateLocatedRace},
 	{"CountByStatus", testMessageCountByStatus},
 	{"CountFailuresByCode", testMessageCountFailuresByCode},
 	{"CountStatusTimeline", testMessageCountStatusTimeline},
@@ -541,5 +545,154 @@ func testMessageListFiltered(t *testing.T, s Store) {
 	got, next, err := s.ListMessages(f.ctx, other.otherWorkspace(), ports.MessageFilter{}, ports.Page{Limit: 10})
 	if err != nil || len(got) != 0 || next != "" {
 		t.Fatalf("ListMessages of a fresh workspace = %d messages, cursor %q, %v; want none", len(got), next, err)
+	}
+}
+
+// UpdateLocatedMessage finds the message as LocateMessage does, by id or
+// by provider id, and stores what fn makes of it; the id, workspace,
+// campaign and contact stay.
+func testMessageUpdateLocated(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	m := f.message(f.campaign(), f.contact())
+	providerID := "wamid." + NewID("x")
+	at := m.CreatedAt.Add(time.Second)
+	sent := func(m *domain.Message) error {
+		m.ProviderID = providerID
+		m.Advance(domain.StatusSent, at, nil)
+		m.RecordPricing(&domain.Pricing{Model: "PMP", Type: "regular", Category: "marketing", Billable: true})
+		return nil
+	}
+	want := cloneMessage(m)
+	_ = sent(&want)
+	other := f.otherWorkspace()
+	got, err := s.UpdateLocatedMessage(f.ctx, m.ID, "", func(m *domain.Message) error {
+		_ = sent(m)
+		m.ID, m.Workspace = "msg_elsewhere", other
+		m.CampaignID, m.ContactID = "cmp_elsewhere", "con_elsewhere"
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("UpdateLocatedMessage by id: %v", err)
+	}
+	mustEqual(t, "UpdateLocatedMessage result", want, got)
+	read, err := s.GetMessage(f.ctx, f.ws, m.ID)
+	if err != nil {
+		t.Fatalf("GetMessage: %v", err)
+	}
+	mustEqual(t, "message updated by id, read back", want, read)
+
+	readLate := func(m *domain.Message) error {
+		m.Advance(domain.StatusRead, at.Add(2*time.Millisecond), nil)
+		m.Advance(domain.StatusDelivered, at.Add(time.Millisecond), nil) // late: history only
+		return nil
+	}
+	_ = readLate(&want)
+	got, err = s.UpdateLocatedMessage(f.ctx, "", providerID, readLate)
+	if err != nil {
+		t.Fatalf("UpdateLocatedMessage by provider id: %v", err)
+	}
+	mustEqual(t, "UpdateLocatedMessage by provider id", want, got)
+	if got, err = s.LocateMessage(f.ctx, "", providerID); err != nil {
+		t.Fatalf("LocateMessage: %v", err)
+	}
+	mustEqual(t, "message updated by provider id, located", want, got)
+	if got.Status != domain.StatusRead {
+		t.Fatalf("status = %v, want read", got.Status)
+	}
+}
+
+func testMessageUpdateLocatedNotFound(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	m := f.message(f.campaign(), f.contact())
+	called := false
+	fn := func(*domain.Message) error {
+		called = true
+		return nil
+	}
+	_, err := s.UpdateLocatedMessage(f.ctx, domain.MessageID(NewID(domain.PrefixMessage)), "", fn)
+	mustBe(t, "UpdateLocatedMessage of an unknown id", err, domain.ErrMessageNotFound)
+	_, err = s.UpdateLocatedMessage(f.ctx, "", "wamid."+NewID("x"), fn)
+	mustBe(t, "UpdateLocatedMessage of an unknown provider id", err, domain.ErrMessageNotFound)
+	_, err = s.UpdateLocatedMessage(f.ctx, "", "", fn)
+	mustBe(t, "UpdateLocatedMessage of nothing", err, domain.ErrMessageNotFound)
+	if called {
+		t.Fatal("UpdateLocatedMessage called fn for an unknown message")
+	}
+	got, err := s.GetMessage(f.ctx, f.ws, m.ID)
+	if err != nil {
+		t.Fatalf("GetMessage: %v", err)
+	}
+	mustEqual(t, "another message after updates of unknown ones", m, got)
+}
+
+func testMessageUpdateLocatedError(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	m := f.message(f.campaign(), f.contact())
+	boom := errors.New("boom")
+	_, err := s.UpdateLocatedMessage(f.ctx, m.ID, "", func(m *domain.Message) error {
+		m.History[0].At = m.History[0].At.Add(time.Hour)
+		m.ProviderID = "wamid.changed-located"
+		m.Advance(domain.StatusFailed, Now(), &domain.Failure{Code: 1, Title: "changed"})
+		return boom
+	})
+	mustBe(t, "UpdateLocatedMessage with a failing fn", err, boom)
+	got, err := s.GetMessage(f.ctx, f.ws, m.ID)
+	if err != nil {
+		t.Fatalf("GetMessage: %v", err)
+	}
+	mustEqual(t, "message after a failed update", m, got)
+	_, err = s.LocateMessage(f.ctx, "", "wamid.changed-located")
+	mustBe(t, "LocateMessage by a provider id that was never stored", err, domain.ErrMessageNotFound)
+}
+
+// testMessageUpdateLocatedRace has 20 goroutines advance one message at
+// once, located by its provider id: every update lands (the read locks
+// what the write changes), and the history holds each status once.
+func testMessageUpdateLocatedRace(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	m := f.message(f.campaign(), f.contact())
+	providerID := "wamid." + NewID("x")
+	if _, err := s.UpdateMessage(f.ctx, f.ws, m.ID, func(m *domain.Message) error {
+		m.ProviderID = providerID
+		return nil
+	}); err != nil {
+		t.Fatalf("UpdateMessage: %v", err)
+	}
+	choices := []domain.MessageStatus{domain.StatusSent, domain.StatusDelivered, domain.StatusRead}
+	const n = 20
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			at := m.CreatedAt.Add(time.Duration(i+1) * time.Millisecond)
+			_, errs[i] = f.s.UpdateLocatedMessage(f.ctx, "", providerID, func(m *domain.Message) error {
+				m.Advance(choices[i%len(choices)], at, nil)
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("UpdateLocatedMessage: %v", errs[i])
+		}
+	}
+	got, err := s.GetMessage(f.ctx, f.ws, m.ID)
+	if err != nil {
+		t.Fatalf("GetMessage: %v", err)
+	}
+	if got.Status != domain.StatusRead {
+		t.Fatalf("status = %v, want read", got.Status)
+	}
+	for _, st := range choices {
+		seen := 0
+		for _, h := range got.History {
+			if h.Status == st {
+				seen++
+			}
+		}
+		if seen != 1 {
+			t.Fatalf("history holds %v %d times, want once: %v", st, seen, got.History)
+		}
 	}
 }
