@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -191,6 +192,10 @@ func (d *Dispatcher) renewLoop(ctx context.Context) {
 		if len(ids) == 0 {
 			continue
 		}
+		// In id order, as outcome and webhook groups lock their messages:
+		// two transactions locking shared rows in one order queue instead
+		// of deadlocking.
+		slices.Sort(ids)
 		if err := d.queue.RenewLeases(ctx, d.owner, ids, d.clock.Now().Add(d.cfg.LeaseDuration)); err != nil {
 			d.log.Warn("renewing leases failed", "messages", len(ids), "error", err)
 		}

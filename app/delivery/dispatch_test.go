@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -434,6 +435,46 @@ func TestLeasesAreRenewedWhileSending(t *testing.T) {
 	}
 	if m := f.message(t, id); m.ProviderID != "wamid.1" {
 		t.Fatalf("the outcome of the renewed send was not recorded: %q", m.ProviderID)
+	}
+}
+
+// TestLeasesAreRenewedInMessageOrder: a renewal locks its messages in id
+// order, the order in which outcome and webhook groups lock theirs, so a
+// renewal and a group wait for each other instead of deadlocking on
+// PostgreSQL (the pipeline benchmark saw 40P01 when renewals followed the
+// order of a map).
+func TestLeasesAreRenewedInMessageOrder(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	const n = 24
+	for i := range n {
+		f.send(t, f.principal, fmt.Sprintf("+1415555%04d", 7000+i))
+	}
+	spy := renewSpy{MessageQueue: f.st, renewed: make(chan []domain.MessageID, 1)}
+	gate := make(chan struct{})
+	sender := &portsmock.WhatsAppSenderMock{SendFunc: func(ctx context.Context, m ports.OutboundMessage) (ports.SendResult, error) {
+		<-gate
+		return ports.SendResult{ProviderID: "wamid." + string(m.ID)}, nil
+	}}
+	d := f.dispatcher(spy, f.st, sender, sender, delivery.Config{LeaseDuration: 150 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { d.Run(ctx); close(done) }()
+	defer func() { close(gate); cancel(); <-done }()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case ids := <-spy.renewed:
+			if len(ids) < n {
+				continue // a renewal before every send had started
+			}
+			if !slices.IsSorted(ids) {
+				t.Fatalf("renewed %v, not in id order", ids)
+			}
+			return
+		case <-deadline:
+			t.Fatal("no renewal of every message in flight within 10 s")
+		}
 	}
 }
 
