@@ -149,7 +149,7 @@ func (h *DeleteTemplateHandler) Handle(ctx context.Context, name string, mode do
 				return err
 			}
 			for _, lang := range gone {
-				if _, err := delivery.ApplyTemplateStatus(ctx, r, h.events, name, lang, domain.TemplateDeleted, "", now); err != nil {
+				if _, err := delivery.ApplyTemplateStatus(ctx, r, h.events, delivery.TemplateScope{Account: account, Default: account}, name, lang, domain.TemplateDeleted, "", now); err != nil {
 					return err
 				}
 			}

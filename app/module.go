@@ -165,8 +165,8 @@ func newDeleteTemplateHandler(a templateAuthor, tx ports.Transactor, clock ports
 	return NewDeleteTemplateHandler(a.Author, tx, clock, events, obs)
 }
 
-func newSyncTemplatesHandler(src templateSource, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *SyncTemplatesHandler {
-	return NewSyncTemplatesHandler(src.Source, tx, clock, events, obs)
+func newSyncTemplatesHandler(src templateSource, numbers *delivery.Numbers, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *SyncTemplatesHandler {
+	return NewSyncTemplatesHandler(src.Source, numbers, tx, clock, events, obs)
 }
 
 type workers struct {

@@ -56,6 +56,7 @@ type Numbers struct {
 type liveNumber struct {
 	number domain.BusinessNumber
 	sender ports.WhatsAppSender // nil: no token (sends wait, like an unconfigured server's)
+	source ports.TemplateSource // its business account's templates, read with its token; nil without one
 	token  string               // the token's fingerprint, for auth pauses
 	pacer  *pacer
 }
@@ -128,7 +129,11 @@ func (r *Numbers) Load(ctx context.Context) error {
 			}
 			ln.token = fingerprint(token)
 			if r.clients != nil {
-				ln.sender = r.clients.ForNumber(ports.NumberCredentials{PhoneNumberID: n.MetaID, WABAID: n.WABAID, AccessToken: token})
+				c := r.clients.ForNumber(ports.NumberCredentials{PhoneNumberID: n.MetaID, WABAID: n.WABAID, AccessToken: token})
+				ln.sender = c
+				if n.WABAID != "" {
+					ln.source = c
+				}
 			}
 		case n.MetaID == r.cfg.EnvPhoneNumberID && r.envLive != nil:
 			ln.sender, ln.token = r.envLive, "env"
@@ -226,6 +231,30 @@ func (r *Numbers) All(ctx context.Context) []domain.BusinessNumber {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.list)
+}
+
+// TemplateSources returns a template source for each business account of
+// the stored numbers that have their own access token: the account's
+// oldest such number reads it, an active one before a disabled one. The
+// number HERALD_WHATSAPP_* defines is not among them: its account is the
+// configured template source.
+func (r *Numbers) TemplateSources(ctx context.Context) []ports.TemplateSource {
+	_ = r.fresh(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []ports.TemplateSource
+	seen := map[string]bool{}
+	for _, active := range []bool{true, false} {
+		for _, n := range r.list {
+			ln := r.byID[n.ID]
+			if ln == nil || ln.source == nil || seen[n.WABAID] || (n.Status == domain.NumberActive) != active {
+				continue
+			}
+			seen[n.WABAID] = true
+			out = append(out, ln.source)
+		}
+	}
+	return out
 }
 
 // AnyLive reports whether some live message could be sent: a live sender
