@@ -157,8 +157,8 @@ type templateAuthor struct {
 	Author ports.TemplateAuthor `optional:"true"`
 }
 
-func newSubmitTemplateHandler(a templateAuthor, tx ports.Transactor, clock ports.Clock, obs *usecase.Observer) *SubmitTemplateHandler {
-	return NewSubmitTemplateHandler(a.Author, tx, clock, obs)
+func newSubmitTemplateHandler(a templateAuthor, numbers ports.NumberRepository, authors *delivery.Numbers, tx ports.Transactor, clock ports.Clock, obs *usecase.Observer) *SubmitTemplateHandler {
+	return NewSubmitTemplateHandler(a.Author, tx, clock, obs).WithNumbers(numbers, authors)
 }
 
 func newDeleteTemplateHandler(a templateAuthor, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *DeleteTemplateHandler {

@@ -57,6 +57,7 @@ type liveNumber struct {
 	number domain.BusinessNumber
 	sender ports.WhatsAppSender // nil: no token (sends wait, like an unconfigured server's)
 	source ports.TemplateSource // its business account's templates, read with its token; nil without one
+	author ports.TemplateAuthor // submits templates to its business account with its token; nil without one
 	token  string               // the token's fingerprint, for auth pauses
 	pacer  *pacer
 }
@@ -132,7 +133,7 @@ func (r *Numbers) Load(ctx context.Context) error {
 				c := r.clients.ForNumber(ports.NumberCredentials{PhoneNumberID: n.MetaID, WABAID: n.WABAID, AccessToken: token})
 				ln.sender = c
 				if n.WABAID != "" {
-					ln.source = c
+					ln.source, ln.author = c, c
 				}
 			}
 		case n.MetaID == r.cfg.EnvPhoneNumberID && r.envLive != nil:
@@ -255,6 +256,20 @@ func (r *Numbers) TemplateSources(ctx context.Context) []ports.TemplateSource {
 		}
 	}
 	return out
+}
+
+// TemplateAuthor returns what submits templates to the business account
+// of the stored number id with the number's own token; nil when the
+// number is not stored, names no account or has no token of its own (the
+// HERALD_WHATSAPP_* number's account is the configured author's).
+func (r *Numbers) TemplateAuthor(ctx context.Context, id domain.BusinessNumberID) ports.TemplateAuthor {
+	_ = r.fresh(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ln := r.byID[id]; ln != nil && ln.author != nil {
+		return ln.author
+	}
+	return nil
 }
 
 // AnyLive reports whether some live message could be sent: a live sender
