@@ -12,10 +12,11 @@ import (
 	"github.com/heraldhq/herald/ports"
 )
 
-// What Meta says of a template applies to every campaign that sends it, in
-// every workspace, and uses the template's business account: a status from a send's refusal (the dispatcher), a
-// webhook (ApplyWebhookEventHandler) or a template sync (app's
-// SyncTemplatesHandler); a category from a webhook or a sync.
+// What Meta says of a template applies to every campaign that sends it and
+// uses the template's business account, in every workspace: a status from
+// a send's refusal (the dispatcher), a webhook (ApplyWebhookEventHandler)
+// or a template sync (app's SyncTemplatesHandler); a category from a
+// webhook or a sync.
 
 // TemplateScope says whose templates a change is about: the business
 // account (WABA id) the template belongs to, and the configured account,
@@ -67,8 +68,8 @@ type TemplateStatusChange struct {
 }
 
 // ApplyTemplateStatus records Meta's status of one template of scope's
-// account on every campaign that uses it, in r's transaction, and returns the campaigns
-// that changed. Each workspace whose campaigns changed gets its
+// account on every campaign that uses it, in r's transaction, and returns
+// the campaigns that changed. Each workspace whose campaigns changed gets its
 // template.status_changed event (once per mode), naming them, with Meta's
 // reason when it gave one.
 func ApplyTemplateStatus(ctx context.Context, r ports.Repos, ev *usecase.Events, scope TemplateScope, name, language string, st domain.TemplateStatus, reason string, now time.Time) ([]TemplateStatusChange, error) {
