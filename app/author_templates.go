@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/heraldhq/herald/app/delivery"
@@ -23,16 +25,41 @@ type SubmitTemplate struct {
 	// Mode is the key's: a test key's template is reviewed by the sandbox
 	// and never reaches Meta.
 	Mode domain.KeyMode
+	// Workspace is the key's; its numbers' business accounts are those
+	// the template may go to. Empty (the operator's CLI) is every
+	// number's.
+	Workspace domain.WorkspaceID
+	// PhoneNumberID (pn_…) or WABAID names the business account: a
+	// number's the workspace may use, or one of their accounts. Needed
+	// when the workspace's numbers belong to several accounts.
+	PhoneNumberID string
+	WABAID        string
+}
+
+// NumberAuthors gives the template author of a stored number's business
+// account, acting with that number's token (delivery.Numbers).
+type NumberAuthors interface {
+	TemplateAuthor(ctx context.Context, id domain.BusinessNumberID) ports.TemplateAuthor
 }
 
 // SubmitTemplateHandler lints a new template as Meta reviews it and, when
 // nothing is wrong, submits it to the business account and stores it as
 // Meta answered (PENDING until the review's status webhook or a sync).
 type SubmitTemplateHandler struct {
-	author ports.TemplateAuthor // nil when the Cloud API is not configured
-	tx     ports.Transactor
-	clock  ports.Clock
-	obs    *usecase.Observer
+	author  ports.TemplateAuthor // the configured account's; nil when the Cloud API is not configured
+	tx      ports.Transactor
+	clock   ports.Clock
+	obs     *usecase.Observer
+	numbers ports.NumberRepository // nil: templates go to the configured account
+	authors NumberAuthors
+}
+
+// WithNumbers returns h submitting to the business account of the
+// workspace's numbers, each through one of its numbers' tokens.
+func (h *SubmitTemplateHandler) WithNumbers(numbers ports.NumberRepository, authors NumberAuthors) *SubmitTemplateHandler {
+	c := *h
+	c.numbers, c.authors = numbers, authors
+	return &c
 }
 
 // NewSubmitTemplateHandler builds the handler; author may be nil, and then
@@ -60,10 +87,11 @@ func (h *SubmitTemplateHandler) Handle(ctx context.Context, cmd SubmitTemplate) 
 			out.Account, out.Status = SandboxAccount, domain.TemplateApproved
 			return out, nil
 		}
-		if h.author == nil {
-			return domain.SyncedTemplate{}, domain.ErrWhatsAppNotConfigured
+		author, err := h.authorFor(ctx, cmd)
+		if err != nil {
+			return domain.SyncedTemplate{}, err
 		}
-		sub, err := h.author.SubmitTemplate(ctx, d)
+		sub, err := author.SubmitTemplate(ctx, d)
 		if err != nil {
 			if se, ok := errors.AsType[*ports.SendError](err); ok && se.Class == ports.ClassPermanent && se.Title != "" {
 				return domain.SyncedTemplate{}, domain.TemplateInvalid([]domain.LintFinding{
@@ -71,7 +99,7 @@ func (h *SubmitTemplateHandler) Handle(ctx context.Context, cmd SubmitTemplate) 
 			}
 			return domain.SyncedTemplate{}, err
 		}
-		out.Account, out.ProviderID, out.Status = h.author.Account(), sub.ID, sub.Status
+		out.Account, out.ProviderID, out.Status = author.Account(), sub.ID, sub.Status
 		if out.Status.IsZero() {
 			out.Status = domain.TemplatePending
 		}
@@ -91,6 +119,87 @@ func (h *SubmitTemplateHandler) Handle(ctx context.Context, cmd SubmitTemplate) 
 		}
 		return out, nil
 	})
+}
+
+// authorFor chooses the business account cmd's template goes to: the one
+// cmd names, else the only account of the configured one and the
+// workspace's numbers' (422 phone_number_required when they are several).
+func (h *SubmitTemplateHandler) authorFor(ctx context.Context, cmd SubmitTemplate) (ports.TemplateAuthor, error) {
+	if h.numbers == nil {
+		if h.author == nil {
+			return nil, domain.ErrWhatsAppNotConfigured
+		}
+		return h.author, nil
+	}
+	all, err := h.numbers.ListNumbers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The accounts, in order: the configured one, then the workspace's
+	// numbers' (oldest number first); each with the numbers that may
+	// act for it.
+	var accounts []string
+	members := map[string][]domain.BusinessNumber{}
+	add := func(waba string, n *domain.BusinessNumber) {
+		if _, ok := members[waba]; !ok {
+			accounts = append(accounts, waba)
+			members[waba] = nil
+		}
+		if n != nil {
+			members[waba] = append(members[waba], *n)
+		}
+	}
+	if h.author != nil {
+		add(h.author.Account(), nil)
+	}
+	var named *domain.BusinessNumber
+	for i, n := range all {
+		if n.Status != domain.NumberActive || (cmd.Workspace != "" && !n.UsableBy(cmd.Workspace)) {
+			continue
+		}
+		if string(n.ID) == cmd.PhoneNumberID {
+			named = &all[i]
+		}
+		if n.WABAID != "" {
+			add(n.WABAID, &all[i])
+		}
+	}
+	var account string
+	switch {
+	case cmd.PhoneNumberID != "":
+		if named == nil {
+			return nil, &domain.Error{Code: domain.CodePhoneNumberNotFound, Param: "phoneNumberId", Detail: domain.ErrPhoneNumberNotFound.Detail}
+		}
+		account = named.WABAID
+		if account == "" && h.author != nil {
+			account = h.author.Account()
+		}
+	case cmd.WABAID != "":
+		if _, ok := members[cmd.WABAID]; !ok {
+			return nil, domain.InvalidParameter("wabaId", fmt.Sprintf("no phone number this workspace may use belongs to business account %s", cmd.WABAID))
+		}
+		account = cmd.WABAID
+	case len(accounts) == 0:
+		return nil, domain.ErrWhatsAppNotConfigured
+	case len(accounts) > 1:
+		return nil, &domain.Error{Code: domain.CodePhoneNumberRequired, Param: "wabaId",
+			Detail: fmt.Sprintf("this workspace's phone numbers belong to %d business accounts (%s): name one with wabaId or phoneNumberId",
+				len(accounts), strings.Join(accounts, ", "))}
+	default:
+		account = accounts[0]
+	}
+	if h.author != nil && account == h.author.Account() {
+		return h.author, nil
+	}
+	for _, n := range members[account] {
+		if h.authors == nil {
+			break
+		}
+		if a := h.authors.TemplateAuthor(ctx, n.ID); a != nil {
+			return a, nil
+		}
+	}
+	return nil, domain.ErrWhatsAppNotConfigured
 }
 
 // DeleteTemplateHandler deletes a template, every language of it, from the
@@ -149,7 +258,7 @@ func (h *DeleteTemplateHandler) Handle(ctx context.Context, name string, mode do
 				return err
 			}
 			for _, lang := range gone {
-				if _, err := delivery.ApplyTemplateStatus(ctx, r, h.events, name, lang, domain.TemplateDeleted, "", now); err != nil {
+				if _, err := delivery.ApplyTemplateStatus(ctx, r, h.events, delivery.TemplateScope{Account: account, Default: account}, name, lang, domain.TemplateDeleted, "", now); err != nil {
 					return err
 				}
 			}

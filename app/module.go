@@ -184,16 +184,16 @@ type templateAuthor struct {
 	Author ports.TemplateAuthor `optional:"true"`
 }
 
-func newSubmitTemplateHandler(a templateAuthor, tx ports.Transactor, clock ports.Clock, obs *usecase.Observer) *SubmitTemplateHandler {
-	return NewSubmitTemplateHandler(a.Author, tx, clock, obs)
+func newSubmitTemplateHandler(a templateAuthor, numbers ports.NumberRepository, authors *delivery.Numbers, tx ports.Transactor, clock ports.Clock, obs *usecase.Observer) *SubmitTemplateHandler {
+	return NewSubmitTemplateHandler(a.Author, tx, clock, obs).WithNumbers(numbers, authors)
 }
 
 func newDeleteTemplateHandler(a templateAuthor, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *DeleteTemplateHandler {
 	return NewDeleteTemplateHandler(a.Author, tx, clock, events, obs)
 }
 
-func newSyncTemplatesHandler(src templateSource, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *SyncTemplatesHandler {
-	return NewSyncTemplatesHandler(src.Source, tx, clock, events, obs)
+func newSyncTemplatesHandler(src templateSource, numbers *delivery.Numbers, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *SyncTemplatesHandler {
+	return NewSyncTemplatesHandler(src.Source, numbers, tx, clock, events, obs)
 }
 
 type workers struct {

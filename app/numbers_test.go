@@ -94,6 +94,10 @@ func (c markClient) MarkRead(_ context.Context, wamid string, _ bool) error {
 	return nil
 }
 func (c markClient) Account() string { return c.n.WABAID }
+func (markClient) SubmitTemplate(context.Context, domain.TemplateDraft) (ports.SubmittedTemplate, error) {
+	return ports.SubmittedTemplate{}, errors.New("not submitting")
+}
+func (markClient) DeleteTemplate(context.Context, string) error { return errors.New("not deleting") }
 func (markClient) ListTemplates(context.Context) ([]domain.SyncedTemplate, error) {
 	return nil, nil
 }

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -94,7 +95,7 @@ func newTemplatesFixture(t *testing.T) templatesFixture {
 			Category: "MARKETING", Unsupported: "named parameters are not supported"},
 	)
 	return templatesFixture{fixture: f, meta: meta,
-		sync:   app.NewSyncTemplatesHandler(meta, f.st, f.clock, nil, usecase.NewObserver(nil)),
+		sync:   app.NewSyncTemplatesHandler(meta, nil, f.st, f.clock, nil, usecase.NewObserver(nil)),
 		create: app.NewCreateCampaignHandler(f.st, f.st, f.st, meta, f.def, f.clock, f.ids)}
 }
 
@@ -128,7 +129,7 @@ func TestSyncStoresTheAccountsTemplates(t *testing.T) {
 	t.Parallel()
 	f := newTemplatesFixture(t)
 	res := f.mustSync(t)
-	if res.Account != account || len(res.Templates) != 3 || len(res.Changes) != 0 {
+	if !slices.Equal(res.Accounts, []string{account}) || len(res.Templates) != 3 || len(res.Changes) != 0 {
 		t.Fatalf("sync result %+v, want 3 templates of %s and no campaign changes", res, account)
 	}
 	stored, err := f.st.ListTemplates(context.Background(), account)
@@ -221,7 +222,7 @@ func TestCampaignFromASyncedTemplate(t *testing.T) {
 func TestWithoutTemplateSync(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	_, err := app.NewSyncTemplatesHandler(nil, f.st, f.clock, nil, usecase.NewObserver(nil)).Handle(context.Background())
+	_, err := app.NewSyncTemplatesHandler(nil, nil, f.st, f.clock, nil, usecase.NewObserver(nil)).Handle(context.Background())
 	if !errors.Is(err, app.ErrTemplateSyncOff) {
 		t.Fatalf("sync without a source: %v, want ErrTemplateSyncOff", err)
 	}
@@ -340,7 +341,7 @@ func TestSyncRollsBackWhenACampaignCannotBeUpdated(t *testing.T) {
 			return fn(ctx, r)
 		})
 	}}
-	_, err := app.NewSyncTemplatesHandler(f.meta, failing, f.clock, nil, usecase.NewObserver(nil)).Handle(context.Background())
+	_, err := app.NewSyncTemplatesHandler(f.meta, nil, failing, f.clock, nil, usecase.NewObserver(nil)).Handle(context.Background())
 	if !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("sync error %v, want unavailable", err)
 	}
@@ -378,7 +379,7 @@ func TestRefreshSyncsAtOnceAndAgain(t *testing.T) {
 		t.Fatalf("after the refresh loop: %d templates stored (%v), want 3", len(stored), err)
 	}
 	// Without a source the loop has nothing to do and returns.
-	app.NewSyncTemplatesHandler(nil, f.st, f.clock, nil, usecase.NewObserver(nil)).Refresh(context.Background(), time.Millisecond)
+	app.NewSyncTemplatesHandler(nil, nil, f.st, f.clock, nil, usecase.NewObserver(nil)).Refresh(context.Background(), time.Millisecond)
 }
 
 // TestUnreadableStatusLeavesCampaignsAlone: a template whose status Herald

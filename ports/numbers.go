@@ -74,11 +74,13 @@ type NumberCredentials struct {
 }
 
 // NumberClient acts for one business number: it sends from it, marks
-// messages it received read, and reads its business account's templates.
+// messages it received read, reads its business account's templates and
+// submits new ones to it.
 type NumberClient interface {
 	WhatsAppSender
 	ReadMarker
 	TemplateSource
+	TemplateAuthor
 }
 
 // CloudClients makes a client for each business number, all sharing one

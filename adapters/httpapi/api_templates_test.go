@@ -122,7 +122,7 @@ func TestTemplateSubmitListDelete(t *testing.T) {
 		}
 		// Meta approves; a sync (or the status webhook) brings it in.
 		fake.SetTemplateStatus("order_shipped", "en_US", "APPROVED")
-		sync := app.NewSyncTemplatesHandler(whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, WABAID: fake.WABAID}),
+		sync := app.NewSyncTemplatesHandler(whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, WABAID: fake.WABAID}), nil,
 			e.store, system.Clock{}, usecase.NewEvents(system.NewIDs(), httpapi.NewEventRenderer()), usecase.NewObserver(nil))
 		if _, err := sync.Handle(context.Background()); err != nil {
 			t.Fatal(err)
@@ -327,7 +327,7 @@ func TestTemplateListsEveryButton(t *testing.T) {
 		check(t, "listed once submitted", list.Data[0])
 
 		fake.SetTemplateStatus("store_hours", "en_US", "APPROVED")
-		sync := app.NewSyncTemplatesHandler(whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, WABAID: fake.WABAID}),
+		sync := app.NewSyncTemplatesHandler(whatsapp.New(whatsapp.Config{APIURL: fake.URL, AccessToken: fake.Token, WABAID: fake.WABAID}), nil,
 			e.store, system.Clock{}, usecase.NewEvents(system.NewIDs(), httpapi.NewEventRenderer()), usecase.NewObserver(nil))
 		if _, err := sync.Handle(context.Background()); err != nil {
 			t.Fatal(err)

@@ -134,6 +134,9 @@ type (
 		Category        string              `json:"category"`
 		ParameterFormat string              `json:"parameterFormat"`
 		Components      []draftComponentDTO `json:"components"`
+		// PhoneNumberID or WABAID chooses the business account.
+		PhoneNumberID string `json:"phoneNumberId"`
+		WABAID        string `json:"wabaId"`
 	}
 	draftComponentDTO struct {
 		Type                      string           `json:"type"`
@@ -177,7 +180,7 @@ type (
 )
 
 var createTemplateSpec = bodySpec{
-	fields:   []string{"name", "language", "category", "parameterFormat", "components"},
+	fields:   []string{"name", "language", "category", "parameterFormat", "components", "phoneNumberId", "wabaId"},
 	required: []string{"name", "language", "category", "components"},
 }
 
@@ -221,7 +224,8 @@ func (a *api) createTemplate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalFrom(r.Context())
-	t, err := a.d.SubmitTemplate.Handle(r.Context(), app.SubmitTemplate{Draft: in.toDraft(), Mode: p.Mode})
+	t, err := a.d.SubmitTemplate.Handle(r.Context(), app.SubmitTemplate{Draft: in.toDraft(), Mode: p.Mode,
+		Workspace: p.Workspace, PhoneNumberID: in.PhoneNumberID, WABAID: in.WABAID})
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return

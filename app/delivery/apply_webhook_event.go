@@ -330,7 +330,7 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 	for _, t := range batch.Templates {
 		items = append(items, webhookItem{what: "template status " + t.Status.String() + " of " + t.Name + " (" + t.Language + ")",
 			apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
-				changed, err := ApplyTemplateStatus(ctx, r, h.emit, t.Name, t.Language, t.Status, t.Reason, now)
+				changed, err := ApplyTemplateStatus(ctx, r, h.emit, h.scope(t.Account), t.Name, t.Language, t.Status, t.Reason, now)
 				if err != nil {
 					return err
 				}

@@ -20,6 +20,10 @@ type Config struct {
 	WebhookRetryEvery   time.Duration // how often webhook events that failed to apply are tried again
 	WebhookMaxAttempts  int           // automatic tries of one webhook event; `herald webhooks replay` goes beyond
 	ParkedStatusTTL     time.Duration // how long a status for an unknown wamid waits for its message
+	// TemplateAccount is the configured business account
+	// (HERALD_WHATSAPP_WABA_ID): campaigns whose number names no account,
+	// and those without a number, use its templates.
+	TemplateAccount string
 	// OptKeywords are the words that opt a contact out or back in; the
 	// zero value means STOP and UNSUBSCRIBE out, START in.
 	OptKeywords domain.OptKeywords

@@ -297,8 +297,14 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 			}
 		}
 		if !templateStatus.IsZero() {
-			var err error
-			if stopped, err = ApplyTemplateStatus(ctx, r, d.emit, m.TemplateName, m.Language, templateStatus, "", now); err != nil {
+			// Meta refused the template of the account the message's
+			// number belongs to: that account's campaigns stop.
+			account, err := CampaignAccount(ctx, r.Numbers, m.Number, d.cfg.TemplateAccount)
+			if err != nil {
+				return err
+			}
+			if stopped, err = ApplyTemplateStatus(ctx, r, d.emit, TemplateScope{Account: account, Default: d.cfg.TemplateAccount},
+				m.TemplateName, m.Language, templateStatus, "", now); err != nil {
 				return err
 			}
 		}

@@ -57,6 +57,8 @@ type Numbers struct {
 type liveNumber struct {
 	number domain.BusinessNumber
 	sender ports.WhatsAppSender // nil: no token (sends wait, like an unconfigured server's)
+	source ports.TemplateSource // its business account's templates, read with its token; nil without one
+	author ports.TemplateAuthor // submits templates to its business account with its token; nil without one
 	token  string               // the token's fingerprint, for auth pauses
 	pacer  *pacer
 }
@@ -147,7 +149,11 @@ func (r *Numbers) Load(ctx context.Context) error {
 			}
 			ln.token = fingerprint(token)
 			if r.clients != nil {
-				ln.sender = r.staged(r.clients.ForNumber(ports.NumberCredentials{PhoneNumberID: n.MetaID, WABAID: n.WABAID, AccessToken: token}))
+				c := r.clients.ForNumber(ports.NumberCredentials{PhoneNumberID: n.MetaID, WABAID: n.WABAID, AccessToken: token})
+				ln.sender = r.staged(c)
+				if n.WABAID != "" {
+					ln.source, ln.author = c, c
+				}
 			}
 		case n.MetaID == r.cfg.EnvPhoneNumberID && r.envLive != nil:
 			ln.sender, ln.token = r.envLive, "env"
@@ -263,6 +269,44 @@ func (r *Numbers) All(ctx context.Context) []domain.BusinessNumber {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.list)
+}
+
+// TemplateSources returns a template source for each business account of
+// the stored numbers that have their own access token: the account's
+// oldest such number reads it, an active one before a disabled one. The
+// number HERALD_WHATSAPP_* defines is not among them: its account is the
+// configured template source.
+func (r *Numbers) TemplateSources(ctx context.Context) []ports.TemplateSource {
+	_ = r.fresh(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []ports.TemplateSource
+	seen := map[string]bool{}
+	for _, active := range []bool{true, false} {
+		for _, n := range r.list {
+			ln := r.byID[n.ID]
+			if ln == nil || ln.source == nil || seen[n.WABAID] || (n.Status == domain.NumberActive) != active {
+				continue
+			}
+			seen[n.WABAID] = true
+			out = append(out, ln.source)
+		}
+	}
+	return out
+}
+
+// TemplateAuthor returns what submits templates to the business account
+// of the stored number id with the number's own token; nil when the
+// number is not stored, names no account or has no token of its own (the
+// HERALD_WHATSAPP_* number's account is the configured author's).
+func (r *Numbers) TemplateAuthor(ctx context.Context, id domain.BusinessNumberID) ports.TemplateAuthor {
+	_ = r.fresh(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ln := r.byID[id]; ln != nil && ln.author != nil {
+		return ln.author
+	}
+	return nil
 }
 
 // AnyLive reports whether some live message could be sent: a live sender

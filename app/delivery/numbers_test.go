@@ -63,6 +63,10 @@ func (n numberClient) Account() string                            { return n.n.W
 func (numberClient) ListTemplates(context.Context) ([]domain.SyncedTemplate, error) {
 	return nil, nil
 }
+func (numberClient) SubmitTemplate(context.Context, domain.TemplateDraft) (ports.SubmittedTemplate, error) {
+	return ports.SubmittedTemplate{}, errors.New("not submitting")
+}
+func (numberClient) DeleteTemplate(context.Context, string) error { return errors.New("not deleting") }
 
 // numbersWorld is a store with two numbers (their own tokens) and the
 // registry over them, with the HERALD_WHATSAPP_* number's sender beside.

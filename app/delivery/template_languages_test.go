@@ -28,7 +28,7 @@ func TestTemplateLanguageFormsAreOneTemplate(t *testing.T) {
 			Status: st, Category: "UTILITY", Definition: def}
 	}
 	meta := newMetaTemplates(listed("pt-BR", domain.TemplateApproved))
-	sync := app.NewSyncTemplatesHandler(meta, f.st, f.clock, nil, usecase.NewObserver(nil))
+	sync := app.NewSyncTemplatesHandler(meta, nil, f.st, f.clock, nil, usecase.NewObserver(nil))
 	if _, err := sync.Handle(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
 package delivery
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -10,10 +12,51 @@ import (
 	"github.com/heraldhq/herald/ports"
 )
 
-// What Meta says of a template applies to every campaign that sends it, in
-// every workspace: a status from a send's refusal (the dispatcher), a
-// webhook (ApplyWebhookEventHandler) or a template sync (app's
-// SyncTemplatesHandler); a category from a webhook or a sync.
+// What Meta says of a template applies to every campaign that sends it and
+// uses the template's business account, in every workspace: a status from
+// a send's refusal (the dispatcher), a webhook (ApplyWebhookEventHandler)
+// or a template sync (app's SyncTemplatesHandler); a category from a
+// webhook or a sync.
+
+// TemplateScope says whose templates a change is about: the business
+// account (WABA id) the template belongs to, and the configured account,
+// whose templates the campaigns without a number's account use. An empty
+// Account is every account's: what Meta said of a template name reaches
+// every campaign that sends it.
+type TemplateScope struct {
+	Account string
+	Default string
+}
+
+// covers reports whether c uses the scope's account's templates: its
+// number's account, else the configured one. A campaign whose account
+// Herald does not know (no configured account, or its number removed)
+// follows every account's verdicts, as it did before numbers had
+// accounts.
+func (s TemplateScope) covers(ctx context.Context, numbers ports.NumberRepository, c domain.Campaign) (bool, error) {
+	if s.Account == "" {
+		return true, nil
+	}
+	account, err := CampaignAccount(ctx, numbers, c.Number, s.Default)
+	return account == s.Account || account == "", err
+}
+
+// CampaignAccount returns the business account whose templates a campaign
+// (or message) from number uses: the number's, else def, the configured
+// account; "" when the number is no longer stored.
+func CampaignAccount(ctx context.Context, numbers ports.NumberRepository, number domain.BusinessNumberID, def string) (string, error) {
+	if number == "" || numbers == nil {
+		return def, nil
+	}
+	n, err := numbers.GetNumber(ctx, number)
+	switch {
+	case errors.Is(err, domain.ErrPhoneNumberNotFound):
+		return "", nil
+	case err != nil:
+		return "", err
+	}
+	return cmp.Or(n.WABAID, def), nil
+}
 
 // TemplateStatusChange is one campaign whose template Meta moved to another
 // status.
@@ -24,12 +67,12 @@ type TemplateStatusChange struct {
 	From, To  domain.TemplateStatus
 }
 
-// ApplyTemplateStatus records Meta's status of one template on every
-// campaign that uses it, in r's transaction, and returns the campaigns
-// that changed. Each workspace whose campaigns changed gets its
+// ApplyTemplateStatus records Meta's status of one template of scope's
+// account on every campaign that uses it, in r's transaction, and returns
+// the campaigns that changed. Each workspace whose campaigns changed gets its
 // template.status_changed event (once per mode), naming them, with Meta's
 // reason when it gave one.
-func ApplyTemplateStatus(ctx context.Context, r ports.Repos, ev *usecase.Events, name, language string, st domain.TemplateStatus, reason string, now time.Time) ([]TemplateStatusChange, error) {
+func ApplyTemplateStatus(ctx context.Context, r ports.Repos, ev *usecase.Events, scope TemplateScope, name, language string, st domain.TemplateStatus, reason string, now time.Time) ([]TemplateStatusChange, error) {
 	camps := r.Campaigns
 	list, err := camps.ListCampaignsByTemplate(ctx, name, language)
 	if err != nil {
@@ -38,6 +81,12 @@ func ApplyTemplateStatus(ctx context.Context, r ports.Repos, ev *usecase.Events,
 	var out []TemplateStatusChange
 	for _, c := range list {
 		if c.TemplateStatus == st {
+			continue
+		}
+		if ok, err := scope.covers(ctx, r.Numbers, c); err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
 			continue
 		}
 		from := c.TemplateStatus
@@ -79,13 +128,14 @@ func templateEvents(ctx context.Context, w ports.EventWriter, ev *usecase.Events
 	return nil
 }
 
-// ApplyTemplateCategory records Meta's category of one template on every
-// campaign that uses it, in every workspace, and returns the campaigns that
-// changed.
-func ApplyTemplateCategory(ctx context.Context, camps ports.CampaignRepository, name, language string, cat domain.TemplateCategory, now time.Time) ([]TemplateCategoryChange, error) {
+// ApplyTemplateCategory records Meta's category of one template of
+// scope's account on every campaign that uses it, in every workspace, and
+// returns the campaigns that changed.
+func ApplyTemplateCategory(ctx context.Context, r ports.Repos, scope TemplateScope, name, language string, cat domain.TemplateCategory, now time.Time) ([]TemplateCategoryChange, error) {
 	if cat.IsZero() {
 		return nil, nil
 	}
+	camps := r.Campaigns
 	list, err := camps.ListCampaignsByTemplate(ctx, name, language)
 	if err != nil {
 		return nil, err
@@ -93,6 +143,12 @@ func ApplyTemplateCategory(ctx context.Context, camps ports.CampaignRepository, 
 	var out []TemplateCategoryChange
 	for _, c := range list {
 		if c.Category == cat {
+			continue
+		}
+		if ok, err := scope.covers(ctx, r.Numbers, c); err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
 			continue
 		}
 		from := c.Category

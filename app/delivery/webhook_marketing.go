@@ -42,7 +42,7 @@ func (h *ApplyWebhookEventHandler) marketingItems(batch ports.WebhookBatch, rece
 		ref := c.Name + " (" + c.Language + ")"
 		items = append(items, webhookItem{what: "template category " + c.Category.String() + " of " + ref,
 			apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
-				changed, err := ApplyTemplateCategory(ctx, r.Campaigns, c.Name, c.Language, c.Category, now)
+				changed, err := ApplyTemplateCategory(ctx, r, h.scope(c.Account), c.Name, c.Language, c.Category, now)
 				if err != nil {
 					return err
 				}
@@ -158,4 +158,10 @@ func (h *ApplyWebhookEventHandler) logCategories(changes []webhookCategoryChange
 				"at", ch.upcomingAt)
 		}
 	}
+}
+
+// scope is the template scope of a webhook about account's templates: the
+// entry's id, which for template webhooks is the business account's.
+func (h *ApplyWebhookEventHandler) scope(account string) TemplateScope {
+	return TemplateScope{Account: account, Default: h.cfg.TemplateAccount}
 }

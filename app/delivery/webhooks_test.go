@@ -34,6 +34,11 @@ type hooks struct {
 }
 
 func newHooks(f *fixture, tx ports.Transactor) *hooks {
+	return newHooksWith(f, tx, delivery.Config{})
+}
+
+// newHooksWith is newHooks with cfg for applying.
+func newHooksWith(f *fixture, tx ports.Transactor, cfg delivery.Config) *hooks {
 	h := &hooks{f: f, batches: map[string]ports.WebhookBatch{}}
 	h.verifier = &portsmock.WebhookVerifierMock{
 		VerifySignatureFunc: func(body []byte, header string) error {
@@ -53,7 +58,7 @@ func newHooks(f *fixture, tx ports.Transactor) *hooks {
 		},
 	}
 	numbers := &portsmock.BusinessNumbersMock{IsOursFunc: func(id string) bool { return id == ourNumber }}
-	apply := delivery.NewApplyWebhookEventHandler(h.decoder, numbers, tx, f.st, f.clock, f.ids, f.events, delivery.Config{}, nil)
+	apply := delivery.NewApplyWebhookEventHandler(h.decoder, numbers, tx, f.st, f.clock, f.ids, f.events, cfg, nil)
 	h.receive = delivery.NewReceiveWebhookHandler(h.verifier, f.st, apply, f.clock, f.ids, nil)
 	h.replay = delivery.NewReplayWebhookEventsHandler(f.st, apply, f.st, f.clock, delivery.Config{}, nil)
 	return h

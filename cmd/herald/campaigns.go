@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -266,10 +267,10 @@ func newCampaignsSyncTemplatesCmd(e *env) *cobra.Command {
 	var out output
 	cmd := &cobra.Command{
 		Use:   "sync-templates",
-		Short: "Read the business account's templates from Meta",
-		Long: "Reads every template of the WhatsApp business account (HERALD_WHATSAPP_WABA_ID) from Meta's\n" +
-			"Cloud API, records their statuses and applies them to the campaigns that use them. The server\n" +
-			"also does this at start and every HERALD_WHATSAPP_TEMPLATE_REFRESH.",
+		Short: "Read the business accounts' templates from Meta",
+		Long: "Reads every template of the WhatsApp business account (HERALD_WHATSAPP_WABA_ID), and of each\n" +
+			"stored number's account with that number's token, from Meta's Cloud API,\n" +
+			"records their statuses and applies them to the campaigns that use them. The server also does this at start and every HERALD_WHATSAPP_TEMPLATE_REFRESH.",
 		Args: noArgs,
 	}
 	cmd.RunE = e.action(func(*cobra.Command, []string) error {
@@ -296,7 +297,11 @@ func newCampaignsSyncTemplatesCmd(e *env) *cobra.Command {
 			if out.json {
 				return printJSON(e.stdout, list)
 			}
-			fmt.Fprintf(e.stdout, "%d templates synced from business account %s\n", len(list), res.Account)
+			accounts := "business account " + strings.Join(res.Accounts, "")
+			if len(res.Accounts) > 1 {
+				accounts = "business accounts " + strings.Join(res.Accounts, ", ")
+			}
+			fmt.Fprintf(e.stdout, "%d templates synced from %s\n", len(list), accounts)
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tLANGUAGE\tSTATUS\tCATEGORY\tHEADER\tPLACEHOLDERS\tNOTE")
 			for _, t := range list {

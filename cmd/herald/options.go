@@ -54,7 +54,7 @@ func coreOptions(cfg *Config, logOut io.Writer, logLevel string) (fx.Option, err
 				DailySendCap: cfg.DailySendCap, WhatsAppPhoneNumberID: cfg.WhatsAppPhoneID, WhatsAppWABAID: cfg.WhatsAppWABAID,
 				AutoUploadMedia: cfg.MediaUpload == "auto"},
 			delivery.Config{LeaseDuration: cfg.LeaseDuration, LiveMPS: cfg.WhatsAppMPS, OptKeywords: keywords,
-				KeepMarketingOnRed: !cfg.PauseOnRed},
+				KeepMarketingOnRed: !cfg.PauseOnRed, TemplateAccount: cfg.WhatsAppWABAID},
 			whatsapp.WebhookConfig{AppSecrets: splitList(cfg.WhatsAppAppSecret), VerifyToken: cfg.WhatsAppVerifyToken,
 				PhoneNumberIDs: []string{cfg.WhatsAppPhoneID}},
 			system.PasswordConfig{MaxChecks: cfg.DashboardMaxPasswordChecks},

@@ -201,11 +201,11 @@ func TestCommandsLogNothing(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	code, out, errOut := c.run("campaigns", "sync-templates")
-	if code != 1 || out != "" || errOut != "herald: template sync needs the Cloud API: set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_WABA_ID\n" {
+	if code != 1 || out != "" || errOut != "herald: template sync needs the Cloud API: set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_WABA_ID, or add a number with its access token\n" {
 		t.Errorf("a failing command: exit %d, stdout %q, stderr %q; want only the error", code, out, errOut)
 	}
 	_, _, verbose := c.run("campaigns", "sync-templates", "--verbose")
-	if !strings.Contains(verbose, `"msg":"use case failed"`) || !strings.HasSuffix(verbose, "\nherald: template sync needs the Cloud API: set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_WABA_ID\n") {
+	if !strings.Contains(verbose, `"msg":"use case failed"`) || !strings.HasSuffix(verbose, "\nherald: template sync needs the Cloud API: set HERALD_WHATSAPP_ACCESS_TOKEN and HERALD_WHATSAPP_WABA_ID, or add a number with its access token\n") {
 		t.Errorf("with --verbose stderr is %q; want the log, then the error", verbose)
 	}
 

@@ -74,7 +74,7 @@ func newTemplatesListCmd(e *env) *cobra.Command {
 
 func newTemplatesCreateCmd(e *env) *cobra.Command {
 	var (
-		file                       string
+		file, wabaID               string
 		d                          domain.TemplateDraft
 		headerText, body, footer   string
 		headerExample              string
@@ -85,8 +85,9 @@ func newTemplatesCreateCmd(e *env) *cobra.Command {
 		Use:   "create",
 		Short: "Submit a new template for Meta's review",
 		Long: "Lints the template as Meta reviews it and prints every finding, one per line, without\n" +
-			"submitting anything; otherwise submits it to the business account (HERALD_WHATSAPP_WABA_ID),\n" +
-			"where it is PENDING until Meta's review. Give the template as a JSON file in POST\n" +
+			"submitting anything; otherwise submits it to the business account (HERALD_WHATSAPP_WABA_ID, or\n" +
+			"the only account of the stored numbers; --waba-id chooses among several), where it is PENDING\n" +
+			"until Meta's review. Give the template as a JSON file in POST\n" +
 			"/v1/templates' shape (--file), or with flags for a simple one.",
 		Args: noArgs,
 	}
@@ -122,7 +123,7 @@ func newTemplatesCreateCmd(e *env) *cobra.Command {
 		}
 		var h *app.SubmitTemplateHandler
 		return e.withApp(func() error {
-			t, err := h.Handle(e.ctx, app.SubmitTemplate{Draft: d, Mode: domain.ModeLive})
+			t, err := h.Handle(e.ctx, app.SubmitTemplate{Draft: d, Mode: domain.ModeLive, WABAID: wabaID})
 			if de, ok := errors.AsType[*domain.TemplateInvalidError](err); ok {
 				for _, f := range de.Findings {
 					fmt.Fprintf(e.stderr, "%s: %s (%s)\n", cmp.Or(f.Path, "template"), f.Message, f.Code)
@@ -140,6 +141,7 @@ func newTemplatesCreateCmd(e *env) *cobra.Command {
 		}, &h)
 	})
 	f := cmd.Flags()
+	f.StringVar(&wabaID, "waba-id", "", "the business account to submit to, when the numbers belong to several")
 	f.StringVar(&file, "file", "", "the template as JSON, in POST /v1/templates' shape (the other template flags are then ignored)")
 	f.StringVar(&d.Name, "name", "", "the template's name: lowercase letters, digits and underscores")
 	f.StringVar(&d.Language, "language", "en_US", "the template's language")

@@ -270,7 +270,8 @@ func testCampaignTemplateStatus(t *testing.T, s Store) {
 
 // ListCampaignsByTemplate finds the template's campaigns in every
 // workspace, oldest first (identifiers ascending), and only those in the
-// template's language.
+// template's language, each with its number: what Meta says of a template
+// reaches only the campaigns of its business account.
 func testCampaignListByTemplate(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	other := f.otherWorkspace()
@@ -288,9 +289,10 @@ func testCampaignListByTemplate(t *testing.T, s Store) {
 	for _, ws := range []domain.WorkspaceID{f.ws, other, f.ws, other} {
 		want = append(want, create(ws, name, "en_US"))
 	}
-	want[1].TemplateStatus = domain.TemplatePaused
+	number := NewNumber(t).ID
+	want[1].TemplateStatus, want[1].Number = domain.TemplatePaused, number
 	if _, err := s.UpdateCampaign(f.ctx, other, want[1].ID, func(c *domain.Campaign) error {
-		c.TemplateStatus = domain.TemplatePaused
+		c.TemplateStatus, c.Number = domain.TemplatePaused, number
 		return nil
 	}); err != nil {
 		t.Fatalf("UpdateCampaign: %v", err)

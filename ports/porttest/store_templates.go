@@ -25,6 +25,7 @@ var templateTests = []storeTest{
 	{"NotFound", testTemplateNotFound},
 	{"Rollback", testTemplateRollback},
 	{"SetStatus", testTemplateSetStatus},
+	{"VerdictsPerAccount", testTemplateVerdictsPerAccount},
 	{"AnyLanguageForm", testTemplateAnyLanguageForm},
 }
 
@@ -310,4 +311,24 @@ func testTemplateSetStatus(t *testing.T, s Store) {
 	_, err := s.GetTemplate(t.Context(), mine, "order_update", "fr")
 	mustBe(t, "GetTemplate of the unknown template after SetTemplateStatus", err, domain.ErrTemplateNotFound)
 	mustListTemplates(t, s, mine, sortedTemplates(want...))
+}
+
+// Two business accounts may each have a template of the same name and
+// language: a status or category set on one account's leaves the other's
+// as it was.
+func testTemplateVerdictsPerAccount(t *testing.T, s Store) {
+	a, b := NewAccount(), NewAccount()
+	ofA, ofB := NewSyncedTemplate(t, a, "order_update", "en_US"), NewSyncedTemplate(t, b, "order_update", "en_US")
+	replaceTemplates(t, s, a, []domain.SyncedTemplate{ofA})
+	replaceTemplates(t, s, b, []domain.SyncedTemplate{ofB})
+	if err := s.SetTemplateStatus(t.Context(), a, "order_update", "en_US", domain.TemplatePaused); err != nil {
+		t.Fatalf("SetTemplateStatus: %v", err)
+	}
+	if err := s.SetTemplateCategory(t.Context(), b, "order_update", "en_US", domain.CategoryUtility); err != nil {
+		t.Fatalf("SetTemplateCategory: %v", err)
+	}
+	wantA, wantB := cloneSyncedTemplates([]domain.SyncedTemplate{ofA})[0], cloneSyncedTemplates([]domain.SyncedTemplate{ofB})[0]
+	wantA.Status, wantB.Category = domain.TemplatePaused, domain.CategoryUtility.String()
+	mustListTemplates(t, s, a, []domain.SyncedTemplate{wantA})
+	mustListTemplates(t, s, b, []domain.SyncedTemplate{wantB})
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/test/fakemeta"
 )
@@ -15,13 +16,17 @@ import (
 // account and app; a third number in another account of another app,
 // offered to a second workspace only. Each send leaves from its campaign's
 // number with that number's token; each app's status webhooks are verified
-// with its own secret and reach their messages; the database holds no
-// token or app secret in clear, in the file or its WAL.
+// with its own secret and reach their messages; each account's templates
+// are synced, and Meta pausing one account's template stops only that
+// account's campaign; the database holds no token or app secret in clear,
+// in the file or its WAL.
 func TestSeveralNumbersEndToEnd(t *testing.T) {
 	t.Parallel()
 	fake := fakemeta.New(t)
 	fake.AppSecret = "app-a-secret-0123456789"
 	fake.AddTemplate(fakemeta.Template{Name: "welcome", Language: "en_US", Status: "APPROVED", BodyParams: 1})
+	const accountB = "400000000000004"
+	fake.AddTemplate(fakemeta.Template{WABAID: accountB, Name: "welcome", Language: "en_US", Status: "APPROVED", BodyParams: 1})
 	const (
 		tokenTwo   = "EAAsecondNumberToken-7f3c9a1b2d"
 		tokenThree = "EAAthirdNumberToken-5e8d2c4f6a"
@@ -57,9 +62,19 @@ func TestSeveralNumbersEndToEnd(t *testing.T) {
 	}
 
 	srv := in.serve("HERALD_WHATSAPP_API_URL="+fake.URL, "HERALD_WHATSAPP_ACCESS_TOKEN="+fake.Token,
-		"HERALD_WHATSAPP_PHONE_NUMBER_ID="+fake.PhoneNumberID, "HERALD_WHATSAPP_APP_SECRET="+fake.AppSecret)
+		"HERALD_WHATSAPP_PHONE_NUMBER_ID="+fake.PhoneNumberID, "HERALD_WHATSAPP_WABA_ID="+fake.WABAID,
+		"HERALD_WHATSAPP_APP_SECRET="+fake.AppSecret)
 	fake.WebhookURL = srv.Base + "/v1/webhooks/whatsapp"
 
+	// The start's template sync reads both accounts; campaigns made
+	// after it take their account's template status.
+	var synced struct {
+		Data []struct{ Name, Status string }
+	}
+	for deadline := time.Now().Add(15 * time.Second); len(synced.Data) == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		srv.call(t, "GET", "/v1/templates", keyA.Token, nil, &synced)
+	}
 	var listA, listB struct {
 		Data []struct{ ID, VerifiedName string }
 	}
@@ -130,6 +145,35 @@ func TestSeveralNumbersEndToEnd(t *testing.T) {
 	}
 	if n := len(fake.Accepted()); n != 3 {
 		t.Errorf("the fake accepted %d sends, want 3", n)
+	}
+
+	// Meta pauses account B's welcome: its campaign stops, account A's
+	// (the configured one, and number two's) keep sending.
+	if status, err := fake.ReviewAccount(accountB, "welcome", "en_US", "PAUSED", ""); err != nil || status != 200 {
+		t.Fatalf("account B's template status webhook: %d %v", status, err)
+	}
+	templateStatus := func(key, id string) string {
+		var c struct{ Template struct{ Status string } }
+		if code := srv.call(t, "GET", "/v1/campaigns/"+id, key, nil, &c); code != 200 {
+			t.Fatalf("get campaign %s: %d", id, code)
+		}
+		return c.Template.Status
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for templateStatus(keyB.Token, sends[2].campaign) != "PAUSED" && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := templateStatus(keyB.Token, sends[2].campaign); got != "PAUSED" {
+		t.Errorf("account B's campaign after Meta paused its template: %s, want PAUSED\n%s", got, srv.Logs())
+	}
+	for _, s := range sends[:2] {
+		if got := templateStatus(s.key, s.campaign); got != "APPROVED" {
+			t.Errorf("campaign %s of account A after account B's pause: template %s, want APPROVED", s.campaign, got)
+		}
+	}
+	if code := srv.call(t, "GET", "/v1/templates", keyA.Token, nil, &synced); code != 200 || len(synced.Data) != 1 ||
+		synced.Data[0].Status != "APPROVED" {
+		t.Errorf("account A's synced templates after account B's pause: %d %+v", code, synced)
 	}
 	logs := srv.Logs()
 	srv.Stop(t)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -59,7 +60,7 @@ func (s *Server) serveSubmit(w http.ResponseWriter, r *http.Request, wabaID stri
 	}
 	s.mu.Lock()
 	s.submissions = append(s.submissions, Submission{Name: in.Name, Language: in.Language, Category: in.Category, Body: raw})
-	_, exists := s.templates[in.Name+"/"+in.Language]
+	_, exists := s.templates[templateKey(wabaID, in.Name, in.Language)]
 	refusal := s.SubmitRefusal
 	s.mu.Unlock()
 	if exists {
@@ -75,7 +76,7 @@ func (s *Server) serveSubmit(w http.ResponseWriter, r *http.Request, wabaID stri
 	if s.InstantVerdict != "" {
 		status = s.InstantVerdict
 	}
-	t := Template{Name: in.Name, Language: in.Language, Status: status, Category: strings.ToUpper(in.Category),
+	t := Template{Name: in.Name, Language: in.Language, WABAID: wabaID, Status: status, Category: strings.ToUpper(in.Category),
 		ParameterFormat: strings.ToUpper(in.ParameterFormat), Raw: in.Components}
 	if t.ParameterFormat == "" {
 		t.ParameterFormat = "POSITIONAL"
@@ -91,7 +92,7 @@ func (s *Server) serveSubmit(w http.ResponseWriter, r *http.Request, wabaID stri
 	}
 	s.AddTemplate(t)
 	s.mu.Lock()
-	t = s.templates[in.Name+"/"+in.Language]
+	t = s.templates[templateKey(wabaID, in.Name, in.Language)]
 	s.mu.Unlock()
 	s.answer(w, templateLedger, http.StatusOK, map[string]string{"id": t.ID, "status": t.Status, "category": t.Category})
 }
@@ -106,7 +107,7 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, wabaID stri
 	s.deleted = append(s.deleted, name)
 	found := false
 	for k, t := range s.templates {
-		if t.Name == name {
+		if t.WABAID == wabaID && t.Name == name {
 			delete(s.templates, k)
 			found = true
 		}
@@ -119,17 +120,31 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, wabaID stri
 	s.answer(w, templateLedger, http.StatusOK, map[string]bool{"success": true})
 }
 
-// templateCallAllowed checks the token and the business account of a
-// template call, and answers Meta's error when either is wrong.
+// templateCallAllowed counts a template call and checks its token and
+// business account, answering Meta's error when either is wrong.
 func (s *Server) templateCallAllowed(w http.ResponseWriter, r *http.Request, wabaID string) bool {
 	s.mu.Lock()
 	s.templateRequests++
 	s.mu.Unlock()
-	if r.Header.Get("Authorization") != "Bearer "+s.Token {
+	return s.accountCallAllowed(w, r, wabaID)
+}
+
+// accountCallAllowed checks a call to the business account wabaID: the
+// account must be known (the fake's own, or an added number's) and the
+// token one of its numbers'. An unknown token is 190, a known token of
+// another account Meta's "does not exist or no permission" (100, 33).
+func (s *Server) accountCallAllowed(w http.ResponseWriter, r *http.Request, wabaID string) bool {
+	token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	s.mu.Lock()
+	known := s.tokenKnownLocked(token)
+	own, _ := s.numberLocked(s.PhoneNumberID)
+	ok := slices.ContainsFunc(append([]Number{own}, s.numbers...), func(n Number) bool { return n.WABAID == wabaID && n.Token == token })
+	s.mu.Unlock()
+	if !known {
 		s.fail(w, templateLedger, http.StatusUnauthorized, 190, 0, "Invalid OAuth access token - Cannot parse access token", "OAuthException")
 		return false
 	}
-	if wabaID != s.WABAID {
+	if !ok {
 		s.fail(w, templateLedger, http.StatusBadRequest, 100, 33, unknownObject(strings.ToLower(r.Method), wabaID), "GraphMethodException")
 		return false
 	}
@@ -142,11 +157,17 @@ func (s *Server) templateCallAllowed(w http.ResponseWriter, r *http.Request, wab
 // message_template_status_update webhook is posted, signed, and its
 // answer's status returned (0 when no webhook was posted).
 func (s *Server) Review(name, language, event, reason string) (int, error) {
-	s.SetTemplateStatus(name, language, event)
+	return s.ReviewAccount(s.WABAID, name, language, event, reason)
+}
+
+// ReviewAccount is Review for a template of the business account wabaID:
+// the webhook's entry is that account's.
+func (s *Server) ReviewAccount(wabaID, name, language, event, reason string) (int, error) {
+	s.SetAccountTemplateStatus(wabaID, name, language, event)
 	if s.WebhookURL == "" {
 		return 0, nil
 	}
-	res, err := s.PostWebhook(TemplateStatusPayload(s.WABAID, name, language, event, reason, time.Now()))
+	res, err := s.PostWebhook(TemplateStatusPayload(wabaID, name, language, event, reason, time.Now()))
 	if err != nil {
 		return 0, err
 	}

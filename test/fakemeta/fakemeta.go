@@ -1,6 +1,7 @@
 package fakemeta
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -25,6 +26,7 @@ import (
 // other fields shape what the template list shows.
 type Template struct {
 	Name, Language string
+	WABAID         string // the business account it belongs to; the fake's own (Server.WABAID) when empty
 	Status         string // APPROVED, PAUSED, DISABLED, …
 	Header         string // "", "image", "video", "document" (media headers only)
 	BodyParams     int    // placeholders in the body; counted from Body when 0
@@ -222,20 +224,34 @@ func (s *Server) AddTemplate(tmpl Template) {
 	tmpl.Buttons = slices.Clone(tmpl.Buttons)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.templates[tmpl.Name+"/"+tmpl.Language] = tmpl
+	tmpl.WABAID = cmp.Or(tmpl.WABAID, s.WABAID)
+	s.templates[templateKey(tmpl.WABAID, tmpl.Name, tmpl.Language)] = tmpl
 }
 
-// SetTemplateStatus changes the status of a known template; it panics if
-// the template is unknown.
+// templateKey is a template's key in Server.templates: templates belong to
+// a business account.
+func templateKey(wabaID, name, language string) string {
+	return wabaID + "/" + name + "/" + language
+}
+
+// SetTemplateStatus changes the status of a known template of the fake's
+// own account; it panics if the template is unknown.
 func (s *Server) SetTemplateStatus(name, language, status string) {
+	s.SetAccountTemplateStatus(s.WABAID, name, language, status)
+}
+
+// SetAccountTemplateStatus changes the status of a known template of the
+// business account wabaID; it panics if the template is unknown.
+func (s *Server) SetAccountTemplateStatus(wabaID, name, language, status string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, ok := s.templates[name+"/"+language]
+	k := templateKey(wabaID, name, language)
+	t, ok := s.templates[k]
 	if !ok {
-		panic("fakemeta: no template " + name + " in " + language)
+		panic("fakemeta: no template " + name + " in " + language + " in account " + wabaID)
 	}
 	t.Status = status
-	s.templates[name+"/"+language] = t
+	s.templates[k] = t
 }
 
 // Inject adds a fault rule.
@@ -486,7 +502,7 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, phoneNumberID
 		return
 	}
 	s.mu.Lock()
-	tmpl, ok := s.templates[p.Template.Name+"/"+p.Template.Language.Code]
+	tmpl, ok := s.templates[templateKey(from.WABAID, p.Template.Name, p.Template.Language.Code)]
 	s.mu.Unlock()
 	switch {
 	case !ok || tmpl.Status == "REJECTED" || tmpl.Status == "PENDING":
@@ -614,12 +630,7 @@ func (s *Server) serveTemplates(w http.ResponseWriter, r *http.Request, wabaID s
 	s.mu.Lock()
 	s.templateRequests++
 	s.mu.Unlock()
-	if r.Header.Get("Authorization") != "Bearer "+s.Token {
-		s.fail(w, templateLedger, http.StatusUnauthorized, 190, 0, "Invalid OAuth access token - Cannot parse access token", "OAuthException")
-		return
-	}
-	if wabaID != s.WABAID {
-		s.fail(w, templateLedger, http.StatusBadRequest, 100, 33, unknownObject("get", wabaID), "GraphMethodException")
+	if !s.accountCallAllowed(w, r, wabaID) {
 		return
 	}
 	q := r.URL.Query()
@@ -657,7 +668,7 @@ func (s *Server) serveTemplates(w http.ResponseWriter, r *http.Request, wabaID s
 	s.mu.Lock()
 	var list []Template
 	for _, t := range s.templates {
-		if matches(q.Get("name"), t.Name) && matchesAny(q.Get("status"), t.Status) &&
+		if t.WABAID == wabaID && matches(q.Get("name"), t.Name) && matchesAny(q.Get("status"), t.Status) &&
 			matchesAny(q.Get("category"), t.Category) && matches(q.Get("language"), t.Language) {
 			list = append(list, t)
 		}

@@ -42,6 +42,10 @@ func TestSeveralNumbers(t *testing.T) {
 	if code, body := do("POST", "/2001/messages", "EAAunknown", send); code != 401 {
 		t.Errorf("an unknown token: %d %s", code, body)
 	}
+	if code, body := do("POST", "/2001/messages", "EAAnumber2", send); code != 404 || !strings.Contains(body, `"code":132001`) {
+		t.Errorf("number 2001 sends a template of another account: %d %s", code, body)
+	}
+	fake.AddTemplate(fakemeta.Template{WABAID: "3001", Name: "hello", Language: "en_US", Status: "APPROVED", Body: "Hi"})
 	if code, body := do("POST", "/2001/messages", "EAAnumber2", send); code != 200 {
 		t.Fatalf("number 2001 with its token: %d %s", code, body)
 	}
@@ -67,5 +71,49 @@ func TestSeveralNumbers(t *testing.T) {
 	}
 	if code, _ := do("GET", "/3001/phone_numbers", fake.Token, ""); code != 401 {
 		t.Errorf("another account's token lists 3001: %d", code)
+	}
+}
+
+// Templates belong to a business account: each account lists its own, to
+// its numbers' tokens only, and a status change of one account's template
+// leaves the other's of the same name alone.
+func TestTemplatesPerAccount(t *testing.T) {
+	t.Parallel()
+	fake := fakemeta.New(t)
+	fake.AddNumber(fakemeta.Number{PhoneNumberID: "2001", WABAID: "3001", Token: "EAAnumber2"})
+	fake.AddTemplate(fakemeta.Template{Name: "hello", Language: "en_US", Status: "APPROVED", Body: "Hello"})
+	fake.AddTemplate(fakemeta.Template{WABAID: "3001", Name: "hello", Language: "en_US", Status: "APPROVED", Body: "Hi"})
+	fake.AddTemplate(fakemeta.Template{WABAID: "3001", Name: "promo", Language: "en_US", Status: "APPROVED", Body: "Sale"})
+	fake.SetAccountTemplateStatus("3001", "hello", "en_US", "PAUSED")
+	list := func(waba, token string) (int, string) {
+		req, err := http.NewRequest("GET", fake.URL+"/"+waba+"/message_templates?fields=name,status", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		var out struct {
+			Data []struct{ Name, Status string } `json:"data"`
+		}
+		_ = json.Unmarshal(b, &out)
+		var names []string
+		for _, d := range out.Data {
+			names = append(names, d.Name+":"+d.Status)
+		}
+		return res.StatusCode, strings.Join(names, ",")
+	}
+	if code, got := list(fake.WABAID, fake.Token); code != 200 || got != "hello:APPROVED" {
+		t.Errorf("the fake's own account lists %d %q, want hello:APPROVED", code, got)
+	}
+	if code, got := list("3001", "EAAnumber2"); code != 200 || got != "hello:PAUSED,promo:APPROVED" {
+		t.Errorf("account 3001 lists %d %q, want hello:PAUSED,promo:APPROVED", code, got)
+	}
+	if code, _ := list("3001", fake.Token); code != 400 {
+		t.Errorf("another account's token lists 3001's templates: %d, want 400", code)
 	}
 }
