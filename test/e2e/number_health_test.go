@@ -17,7 +17,7 @@ func TestQualityDropPausesMarketingEndToEnd(t *testing.T) {
 	t.Parallel()
 	fake := fakemeta.New(t)
 	fake.AppSecret = "app-health-secret-0123456789"
-	fake.AddTemplate(fakemeta.Template{Name: "welcome", Language: "en_US", Status: "APPROVED", BodyParams: 1})
+	fake.AddTemplate(fakemeta.Template{Name: "welcome", Language: "en_US", Status: "APPROVED", Category: "MARKETING", BodyParams: 1})
 	const token = "EAAhealthNumberToken-1a2b3c4d5e"
 	fake.AddNumber(fakemeta.Number{PhoneNumberID: "200000000000012", WABAID: fake.WABAID, AppID: "5001",
 		AppSecret: fake.AppSecret, Token: token, DisplayPhoneNumber: "+1 555-010-0012", VerifiedName: "Acme Sales",

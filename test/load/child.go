@@ -170,6 +170,9 @@ func serveFakeChild(c *cleanups, cfg childConfig, mux *http.ServeMux) *fakemeta.
 	fake.AddTemplate(fakemeta.Template{Name: templateName, Language: templateLanguage, Status: "APPROVED", BodyParams: 2})
 	for _, n := range cfg.Numbers {
 		fake.AddNumber(n)
+		// Templates belong to a business account: each number's account
+		// has the campaign's template too.
+		fake.AddTemplate(fakemeta.Template{Name: templateName, Language: templateLanguage, WABAID: n.WABAID, Status: "APPROVED", BodyParams: 2})
 	}
 	count := &fakeCounter{readsChanged: make(chan struct{}), readsBy: map[string]int{}}
 	fake.OnWebhookPost = count.post
