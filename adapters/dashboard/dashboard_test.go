@@ -1,9 +1,11 @@
 package dashboard_test
 
 import (
+	"bytes"
 	"context"
 	"html"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -86,7 +88,8 @@ func newEnv(t *testing.T, cfg dashboard.Config) *env {
 		ReadThread: app.NewReadThreadHandler(st, st, st, st,
 			app.NewMarkReadHandler(st, delivery.Senders{Sandbox: sandbox.New(nil, clock, sandbox.Config{}, nil)}, obs), clock, obs),
 		SendSession: app.NewSendSessionMessageHandler(app.SendSessionDeps{Tx: st, Messages: st, Idempotency: st,
-			Clock: clock, IDs: ids, Obs: obs}),
+			Media: st, Clock: clock, IDs: ids, Obs: obs}),
+		UploadMedia: app.NewUploadMediaHandler(app.MediaDeps{Tx: st, Media: st, Clock: clock, IDs: ids, Obs: obs}),
 		SendCampaign: app.NewSendCampaignMessageHandler(app.SendCampaignDeps{Tx: st, Campaigns: st, Contacts: st,
 			Messages: st, Idempotency: st, SendCounts: st, Clock: clock, IDs: ids, Obs: obs}),
 		SendableCampaigns: app.NewListSendableCampaignsHandler(st, obs),
@@ -151,6 +154,30 @@ func (b *browser) post(path string, form url.Values, header ...string) (*http.Re
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
+	return b.do(req)
+}
+
+// postFile sends a multipart form, as the reply box does, with the file
+// (when name is not "") in the part named file.
+func (b *browser) postFile(path string, form url.Values, name string, content []byte) (*http.Response, string) {
+	b.t.Helper()
+	if _, ok := form["csrf"]; !ok {
+		form.Set("csrf", b.csrf)
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, vs := range form {
+		for _, v := range vs {
+			_ = mw.WriteField(k, v)
+		}
+	}
+	if name != "" {
+		fw, _ := mw.CreateFormFile("file", name)
+		_, _ = fw.Write(content)
+	}
+	_ = mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, b.base+path, &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
 	return b.do(req)
 }
 

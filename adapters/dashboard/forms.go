@@ -1,10 +1,15 @@
 package dashboard
 
 import (
+	"context"
 	"crypto/subtle"
 	"errors"
+	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
+	"net/url"
+	"strconv"
 )
 
 // The largest body each form needs, url-encoded, where one character may
@@ -12,6 +17,7 @@ import (
 // another type, or larger, is refused before any of it is read, so no
 // request makes the server hold more than a form needs, and none reaches
 // net/http's multipart parser, which writes large parts to temporary files.
+// A form that carries a file is multipart (see upload).
 const (
 	// signInFormLimit: an email address (at most 254 characters), a password
 	// (at most 256) and the page to return to.
@@ -64,6 +70,99 @@ func (h *dash) checkCSRF(next http.Handler) http.Handler {
 		if want == "" || subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(want)) != 1 {
 			h.fail(w, r, http.StatusForbidden, "This form has expired or did not come from this dashboard. Reload the page and try again.")
 			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// uploadOverhead is what a multipart form may hold beside its fields and
+// its file: boundaries and part headers.
+const uploadOverhead = 64 << 10
+
+// uploadedFile is the one file a multipart form carried.
+type uploadedFile struct {
+	Name    string
+	Content []byte
+}
+
+type uploadKey struct{}
+
+// uploaded returns the file the form carried, if one was chosen.
+func uploaded(r *http.Request) (uploadedFile, bool) {
+	f, ok := r.Context().Value(uploadKey{}).(uploadedFile)
+	return f, ok
+}
+
+// upload lets through what form does, or a multipart/form-data body of
+// fields of at most limit bytes together and one file, in the part named
+// file, of at most fileLimit bytes. The parts are read as they stream in,
+// into memory and bounded, never by net/http's multipart parser, which
+// writes large parts to temporary files. The fields go to r.PostForm, the
+// file to the request's context (see uploaded). A body over the limits is
+// 413.
+func (h *dash) upload(limit, fileLimit int64, next http.Handler) http.Handler {
+	urlencoded := h.form(limit, next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != "multipart/form-data" {
+			urlencoded.ServeHTTP(w, r)
+			return
+		}
+		total := limit + fileLimit + uploadOverhead
+		tooLarge := "This form is larger than the dashboard accepts: a file may be " + strconv.FormatInt(fileLimit>>20, 10) + " MB at most."
+		if r.ContentLength > total {
+			h.fail(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+			return
+		}
+		if params["boundary"] == "" {
+			h.fail(w, r, http.StatusBadRequest, "This form could not be read. Reload the page and try again.")
+			return
+		}
+		mr := multipart.NewReader(http.MaxBytesReader(w, r.Body, total), params["boundary"])
+		fields, left := url.Values{}, limit
+		var file uploadedFile
+		seen := false
+		for {
+			part, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			var b []byte
+			if err == nil {
+				name := part.FormName()
+				switch {
+				case name == "file" && seen:
+					h.fail(w, r, http.StatusBadRequest, "Send one file at a time.")
+					return
+				case name == "file":
+					seen = true
+					if b, err = io.ReadAll(io.LimitReader(part, fileLimit+1)); err == nil && int64(len(b)) > fileLimit {
+						h.fail(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+						return
+					}
+					file = uploadedFile{Name: part.FileName(), Content: b}
+				default:
+					if b, err = io.ReadAll(io.LimitReader(part, left+1)); err == nil && int64(len(b)) > left {
+						h.fail(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+						return
+					}
+					left -= int64(len(b))
+					fields.Add(name, string(b))
+				}
+			}
+			if err != nil {
+				if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+					h.fail(w, r, http.StatusRequestEntityTooLarge, tooLarge)
+					return
+				}
+				h.fail(w, r, http.StatusBadRequest, "This form could not be read. Reload the page and try again.")
+				return
+			}
+		}
+		r.PostForm, r.Form = fields, fields
+		// A file input left empty still sends its part, with no bytes.
+		if len(file.Content) > 0 || file.Name != "" {
+			r = r.WithContext(context.WithValue(r.Context(), uploadKey{}, file))
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -25,6 +25,11 @@ const (
 	// name of 240, with the type, the token and the send's key: about
 	// 70,500 bytes.
 	replyFormLimit = 80 << 10
+	// replyFileLimit: the reply box's attached file, as large as the
+	// largest video or audio WhatsApp takes (16 MB; images take 5 MB,
+	// stickers 500 KB). Documents up to WhatsApp's 100 MB go through POST
+	// /v1/media, which the dashboard does not hold in memory per form.
+	replyFileLimit = 16 << 20
 	// pickFormLimit: up to 100 variables of 1,024 characters each and a
 	// media link, with the campaign, the token and the send's key.
 	pickFormLimit = 1280 << 10
@@ -103,10 +108,15 @@ func (h *dash) simulateInbound(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
-// replyForm is the reply box as typed: a text, or one attachment by link.
+// replyForm is the reply box as typed: a text, or one attachment, uploaded
+// or by link.
 type replyForm struct {
 	Type, Text, Link, Caption, Filename string
 	Key                                 string // the send's Idempotency-Key, made with the page
+	// Media is the uploaded file's id, its kind (the message type it is
+	// sent as) and its name, kept with a refused form so the file need
+	// not be chosen again.
+	MediaID, MediaKind, MediaName string
 }
 
 // pickForm is the template picker as filled in.
@@ -232,18 +242,29 @@ func (h *dash) threadContact(r *http.Request) (domain.Contact, error) {
 func (h *dash) reply(w http.ResponseWriter, r *http.Request) {
 	f := replyForm{Type: r.PostForm.Get("type"), Text: r.PostForm.Get("text"), Link: strings.TrimSpace(r.PostForm.Get("link")),
 		Caption: r.PostForm.Get("caption"), Filename: strings.TrimSpace(r.PostForm.Get("filename")), Key: r.PostForm.Get("key")}
+	if r.PostForm.Get("detach") != "true" {
+		f.MediaID, f.MediaKind, f.MediaName = r.PostForm.Get("mediaId"), r.PostForm.Get("mediaKind"), r.PostForm.Get("mediaName")
+	}
 	c, err := h.threadContact(r)
 	if err != nil {
 		h.failErr(w, r, err)
 		return
 	}
-	content, err := f.content()
+	p := domain.Principal{Workspace: c.Workspace, Mode: c.Mode}
+	key, err := domain.ParseIdempotencyKey(f.Key)
+	if file, ok := uploaded(r); ok && err == nil {
+		// The file is checked and kept as POST /v1/media keeps it (the same
+		// bytes again are the same file), then sent by its id.
+		var res app.UploadMediaResult
+		if res, err = h.d.UploadMedia.Handle(r.Context(), app.UploadMedia{Principal: p, Filename: file.Name, Content: file.Content}); err == nil {
+			f.MediaID, f.MediaKind, f.MediaName = string(res.File.ID), res.File.Kind, res.File.Filename
+		}
+	}
 	if err == nil {
-		var key domain.IdempotencyKey
-		if key, err = domain.ParseIdempotencyKey(f.Key); err == nil {
+		var content domain.SessionContent
+		if content, err = f.content(); err == nil {
 			_, err = h.d.SendSession.Handle(r.Context(), app.SendSessionMessage{
-				Principal: domain.Principal{Workspace: c.Workspace, Mode: c.Mode}, ContactID: string(c.ID),
-				Content: content, IdempotencyKey: key})
+				Principal: p, ContactID: string(c.ID), Content: content, IdempotencyKey: key})
 		}
 	}
 	if err != nil {
@@ -261,6 +282,9 @@ func (h *dash) reply(w http.ResponseWriter, r *http.Request) {
 // content is the session message the reply box describes.
 func (f replyForm) content() (domain.SessionContent, error) {
 	text := strings.ReplaceAll(f.Text, "\r\n", "\n")
+	if f.MediaID != "" {
+		return f.uploadedContent(text)
+	}
 	switch f.Type {
 	case domain.KindText, "":
 		if strings.TrimSpace(text) == "" {
@@ -290,6 +314,43 @@ func (f replyForm) content() (domain.SessionContent, error) {
 		return domain.SessionContent{Type: f.Type, Media: m}, nil
 	}
 	return domain.SessionContent{}, domain.InvalidParameter("type", "send a text, an image, a document, an audio or a video")
+}
+
+// uploadedContent is the uploaded file as a message of its kind, with the
+// message box's text as its caption; an audio or a sticker has none.
+func (f replyForm) uploadedContent(text string) (domain.SessionContent, error) {
+	if f.Type != domain.KindText && f.Type != "" || f.Link != "" {
+		return domain.SessionContent{}, domain.InvalidParameter("link", "attach a file or give a link, not both")
+	}
+	m := &domain.SessionMedia{MediaRef: domain.MediaRef{MediaID: f.MediaID}}
+	caption := strings.ReplaceAll(f.Caption, "\r\n", "\n")
+	if caption == "" {
+		caption = text
+	}
+	switch f.MediaKind {
+	case domain.KindImage, domain.KindVideo:
+		m.Caption = caption
+	case domain.KindDocument:
+		m.Caption, m.Filename = caption, f.Filename
+		if m.Filename == "" {
+			m.Filename = f.MediaName
+		}
+	case domain.KindAudio, domain.KindSticker:
+		if strings.TrimSpace(caption) != "" {
+			return domain.SessionContent{}, domain.InvalidParameter("text", article(f.MediaKind)+" has no caption: send it without text, and the text as a message of its own")
+		}
+	default:
+		return domain.SessionContent{}, domain.InvalidParameter("file", "attach the file again")
+	}
+	return domain.SessionContent{Type: f.MediaKind, Media: m}, nil
+}
+
+// article is "an audio", "a sticker": a kind with its article.
+func article(kind string) string {
+	if kind == domain.KindAudio || kind == domain.KindImage {
+		return "an " + kind
+	}
+	return "a " + kind
 }
 
 // sendTemplate sends the picked campaign's template to the contact

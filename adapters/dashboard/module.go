@@ -40,6 +40,7 @@ type handlerParams struct {
 	ReadThread       *app.ReadThreadHandler
 	SendSession      *app.SendSessionMessageHandler
 	SendCampaign     *app.SendCampaignMessageHandler
+	UploadMedia      *app.UploadMediaHandler
 	Sendable         *app.ListSendableCampaignsHandler
 	SimulateInbound  *app.SimulateInboundHandler
 	SyncContact      *app.SyncContactHandler
@@ -60,8 +61,8 @@ func newHandler(p handlerParams) http.Handler {
 		ChangeStatus: p.ChangeStatus, ListTemplates: p.ListTemplates, SubmitTemplate: p.SubmitTemplate, ListContacts: p.ListContacts,
 		Conversation: p.Conversation, GetMessage: p.GetMessage, GetMedia: p.GetMedia, Webhooks: p.Webhooks.deps(),
 		ListThreads: p.ListThreads, ReadThread: p.ReadThread, SendSession: p.SendSession, SendCampaign: p.SendCampaign,
-		SendableCampaigns: p.Sendable,
-		SimulateInbound:   p.SimulateInbound, SyncContact: p.SyncContact,
+		UploadMedia: p.UploadMedia, SendableCampaigns: p.Sendable,
+		SimulateInbound: p.SimulateInbound, SyncContact: p.SyncContact,
 		Numbers: p.Numbers, PhoneNumbers: p.PhoneNumbers,
 		NumberHealth: p.NumberHealth,
 	}, p.Config, p.Log)

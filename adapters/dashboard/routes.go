@@ -34,6 +34,9 @@ type Deps struct {
 	ReadThread   *app.ReadThreadHandler
 	SendSession  *app.SendSessionMessageHandler
 	SendCampaign *app.SendCampaignMessageHandler
+	// UploadMedia takes the reply box's attached file, as POST /v1/media
+	// does.
+	UploadMedia *app.UploadMediaHandler
 	// SendableCampaigns are the picker's campaigns.
 	SendableCampaigns *app.ListSendableCampaignsHandler
 	SimulateInbound   *app.SimulateInboundHandler
@@ -117,6 +120,12 @@ var routes = []route{
 	{"GET /dashboard/media/{id}/content", true, 0, (*dash).mediaContent},
 }
 
+// uploads are the form routes that also take a multipart form with one
+// file, and the largest file each takes (see upload).
+var uploads = map[string]int64{
+	"POST /dashboard/inbox/{id}/reply": replyFileLimit,
+}
+
 // maxLoginBuckets bounds the sign-in limiter's memory: about 10 MiB.
 const maxLoginBuckets = 100_000
 
@@ -145,7 +154,11 @@ func NewHandler(d Deps, cfg Config, log *zap.Logger) http.Handler {
 			if rt.signedIn {
 				next = h.checkCSRF(next)
 			}
-			next = h.form(rt.form, next)
+			if fileLimit, ok := uploads[rt.pattern]; ok {
+				next = h.upload(rt.form, fileLimit, next)
+			} else {
+				next = h.form(rt.form, next)
+			}
 		}
 		if rt.signedIn {
 			next = h.requireSession(next)

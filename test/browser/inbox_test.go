@@ -3,6 +3,8 @@ package browser
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +79,22 @@ func replyFromInbox(t *testing.T, b *browser) {
 	}
 	if got := b.text(".inbox-item .inbox-last"); got != "You: Of course: which address?" {
 		t.Fatalf("the conversation's last message reads %q", got)
+	}
+
+	// A file from the computer, the message box's text as its caption.
+	file := filepath.Join(t.TempDir(), "map.png")
+	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), make([]byte, 64)...)
+	if err := os.WriteFile(file, png, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.open(thread)
+	b.fill("#reply-text", "Here is the map")
+	b.step("attaching a file", chromedp.SetUploadFiles(chromedp.CSS("#reply-file"), []string{file}))
+	res = b.press("sending the file", "#reply-form button[type=submit]")
+	wantStatus(t, "sending the file", res, http.StatusOK)
+	b.at(thread)
+	if got := b.texts(".entry.outbound .entry-body"); len(got) != 2 || got[1] != "Here is the map" {
+		t.Fatalf("the thread's sent messages read %q, want the reply then the file's caption", got)
 	}
 }
 
