@@ -40,7 +40,7 @@ func newTemplatesListCmd(e *env) *cobra.Command {
 	var out output
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the templates the last sync read (herald campaigns sync-templates)",
+		Short: "List the templates the last sync read (herald campaigns sync-templates), of every business account",
 		Args:  noArgs,
 	}
 	cmd.RunE = e.action(func(*cobra.Command, []string) error {
@@ -58,13 +58,13 @@ func newTemplatesListCmd(e *env) *cobra.Command {
 				return printJSON(e.stdout, list)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tLANGUAGE\tSTATUS\tCATEGORY\tSLOTS\tNOTE")
+			fmt.Fprintln(tw, "NAME\tLANGUAGE\tACCOUNT\tSTATUS\tCATEGORY\tSLOTS\tNOTE")
 			for _, t := range list {
 				note := t.Unsupported
 				if note != "" {
 					note = "cannot be sent by Herald: " + note
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", t.Name, t.Language, t.Status, cmp.Or(t.Category, "-"), t.Slots, note)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t.Name, t.Language, t.WABAID, t.Status, cmp.Or(t.Category, "-"), t.Slots, note)
 			}
 			return tw.Flush()
 		}, &h)
