@@ -3,9 +3,7 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/heraldhq/herald/app/delivery"
@@ -131,85 +129,42 @@ func (h *SubmitTemplateHandler) authorFor(ctx context.Context, cmd SubmitTemplat
 		}
 		return h.author, nil
 	}
-	all, err := h.numbers.ListNumbers(ctx)
+	accts := templateAccounts{author: h.author, numbers: h.numbers, authors: h.authors}
+	set, err := accts.load(ctx, cmd.Workspace, configuredAccount(h.author))
 	if err != nil {
 		return nil, err
 	}
-	// The accounts, in order: the configured one, then the workspace's
-	// numbers' (oldest number first); each with the numbers that may
-	// act for it.
-	var accounts []string
-	members := map[string][]domain.BusinessNumber{}
-	add := func(waba string, n *domain.BusinessNumber) {
-		if _, ok := members[waba]; !ok {
-			accounts = append(accounts, waba)
-			members[waba] = nil
-		}
-		if n != nil {
-			members[waba] = append(members[waba], *n)
-		}
+	account, err := set.choose(cmd.PhoneNumberID, cmd.WABAID, configuredAccount(h.author))
+	if err != nil {
+		return nil, err
 	}
-	if h.author != nil {
-		add(h.author.Account(), nil)
-	}
-	var named *domain.BusinessNumber
-	for i, n := range all {
-		if n.Status != domain.NumberActive || (cmd.Workspace != "" && !n.UsableBy(cmd.Workspace)) {
-			continue
-		}
-		if string(n.ID) == cmd.PhoneNumberID {
-			named = &all[i]
-		}
-		if n.WABAID != "" {
-			add(n.WABAID, &all[i])
-		}
-	}
-	var account string
-	switch {
-	case cmd.PhoneNumberID != "":
-		if named == nil {
-			return nil, &domain.Error{Code: domain.CodePhoneNumberNotFound, Param: "phoneNumberId", Detail: domain.ErrPhoneNumberNotFound.Detail}
-		}
-		account = named.WABAID
-		if account == "" && h.author != nil {
-			account = h.author.Account()
-		}
-	case cmd.WABAID != "":
-		if _, ok := members[cmd.WABAID]; !ok {
-			return nil, domain.InvalidParameter("wabaId", fmt.Sprintf("no phone number this workspace may use belongs to business account %s", cmd.WABAID))
-		}
-		account = cmd.WABAID
-	case len(accounts) == 0:
-		return nil, domain.ErrWhatsAppNotConfigured
-	case len(accounts) > 1:
-		return nil, &domain.Error{Code: domain.CodePhoneNumberRequired, Param: "wabaId",
-			Detail: fmt.Sprintf("this workspace's phone numbers belong to %d business accounts (%s): name one with wabaId or phoneNumberId",
-				len(accounts), strings.Join(accounts, ", "))}
-	default:
-		account = accounts[0]
-	}
-	if h.author != nil && account == h.author.Account() {
-		return h.author, nil
-	}
-	for _, n := range members[account] {
-		if h.authors == nil {
-			break
-		}
-		if a := h.authors.TemplateAuthor(ctx, n.ID); a != nil {
-			return a, nil
-		}
-	}
-	return nil, domain.ErrWhatsAppNotConfigured
+	return accts.authorOf(ctx, set, account)
 }
 
-// DeleteTemplateHandler deletes a template, every language of it, from the
+// DeleteTemplate names a template to delete, every language of it.
+type DeleteTemplate struct {
+	Name string
+	// Mode is the key's: the sandbox keeps no template to delete.
+	Mode domain.KeyMode
+	// Workspace is the key's; its numbers' business accounts are those
+	// the template may be deleted from. Empty (the operator's) is every
+	// number's.
+	Workspace domain.WorkspaceID
+	// WABAID names the business account; needed when the workspace's
+	// numbers belong to several accounts.
+	WABAID string
+}
+
+// DeleteTemplateHandler deletes a template, every language of it, from a
 // business account; its campaigns stop as for a template Meta deleted.
 type DeleteTemplateHandler struct {
-	author ports.TemplateAuthor
-	tx     ports.Transactor
-	clock  ports.Clock
-	events *usecase.Events
-	obs    *usecase.Observer
+	author  ports.TemplateAuthor // the configured account's; may be nil
+	tx      ports.Transactor
+	clock   ports.Clock
+	events  *usecase.Events
+	obs     *usecase.Observer
+	numbers ports.NumberRepository // nil: templates are the configured account's
+	authors NumberAuthors
 }
 
 // NewDeleteTemplateHandler builds the handler; author may be nil.
@@ -217,17 +172,41 @@ func NewDeleteTemplateHandler(author ports.TemplateAuthor, tx ports.Transactor, 
 	return &DeleteTemplateHandler{author: author, tx: tx, clock: clock, events: events, obs: obs}
 }
 
-// Handle deletes the template called name. A template Herald has not
-// synced, and any with a test key (the sandbox keeps none), is
-// domain.ErrTemplateNotFound, and nothing is asked of Meta.
-func (h *DeleteTemplateHandler) Handle(ctx context.Context, name string, mode domain.KeyMode) error {
+// WithNumbers returns h deleting from the business accounts of the
+// workspace's numbers, each through one of its numbers' tokens.
+func (h *DeleteTemplateHandler) WithNumbers(numbers ports.NumberRepository, authors NumberAuthors) *DeleteTemplateHandler {
+	c := *h
+	c.numbers, c.authors = numbers, authors
+	return &c
+}
+
+// Handle deletes the template cmd names from its business account: the
+// one cmd.WABAID names, else the only one of the configured account and
+// the workspace's numbers' (422 phone_number_required with param wabaId
+// when they are several; 422 invalid_parameter for an account not
+// theirs). A template Herald has not synced in that account, and any with
+// a test key (the sandbox keeps none), is domain.ErrTemplateNotFound, and
+// nothing is asked of Meta.
+func (h *DeleteTemplateHandler) Handle(ctx context.Context, cmd DeleteTemplate) error {
 	_, err := usecase.Observe(ctx, h.obs, "delete_template", func(ctx context.Context) (struct{}, error) {
-		if mode == domain.ModeTest || h.author == nil {
+		if cmd.Mode == domain.ModeTest || (h.author == nil && h.numbers == nil) {
 			return struct{}{}, domain.NotFound(domain.ErrTemplateNotFound)
 		}
-		account := h.author.Account()
+		accts := templateAccounts{author: h.author, numbers: h.numbers, authors: h.authors}
+		set, err := accts.load(ctx, cmd.Workspace, configuredAccount(h.author))
+		if err != nil {
+			return struct{}{}, err
+		}
+		if len(set.accounts) == 0 {
+			return struct{}{}, domain.NotFound(domain.ErrTemplateNotFound)
+		}
+		account, err := set.choose("", cmd.WABAID, configuredAccount(h.author))
+		if err != nil {
+			return struct{}{}, err
+		}
+		name := cmd.Name
 		var found bool
-		err := h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+		err = h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
 			ts, err := r.Templates.ListTemplates(ctx, account)
 			found = slices.ContainsFunc(ts, func(t domain.SyncedTemplate) bool { return t.Name == name })
 			return err
@@ -238,7 +217,11 @@ func (h *DeleteTemplateHandler) Handle(ctx context.Context, name string, mode do
 		if !found {
 			return struct{}{}, domain.NotFound(domain.ErrTemplateNotFound)
 		}
-		if err := h.author.DeleteTemplate(ctx, name); err != nil {
+		author, err := accts.authorOf(ctx, set, account)
+		if err != nil {
+			return struct{}{}, err
+		}
+		if err := author.DeleteTemplate(ctx, name); err != nil {
 			return struct{}{}, err
 		}
 		now := h.clock.Now().UTC().Truncate(time.Microsecond)
@@ -257,8 +240,9 @@ func (h *DeleteTemplateHandler) Handle(ctx context.Context, name string, mode do
 			if err := r.Templates.ReplaceTemplates(ctx, account, ts); err != nil {
 				return err
 			}
+			scope := delivery.TemplateScope{Account: account, Default: configuredAccount(h.author)}
 			for _, lang := range gone {
-				if _, err := delivery.ApplyTemplateStatus(ctx, r, h.events, delivery.TemplateScope{Account: account, Default: account}, name, lang, domain.TemplateDeleted, "", now); err != nil {
+				if _, err := delivery.ApplyTemplateStatus(ctx, r, h.events, scope, name, lang, domain.TemplateDeleted, "", now); err != nil {
 					return err
 				}
 			}

@@ -173,8 +173,8 @@ func newEditCampaignHandler(camps ports.CampaignRepository, clock ports.Clock, o
 	return NewEditCampaignHandler(camps, clock, obs).WithNumbers(numbers)
 }
 
-func newListTemplatesHandler(src templateSource, templates ports.TemplateRepository) *ListTemplatesHandler {
-	return NewListTemplatesHandler(src.Source, templates)
+func newListTemplatesHandler(src templateSource, templates ports.TemplateRepository, numbers ports.NumberRepository) *ListTemplatesHandler {
+	return NewListTemplatesHandler(src.Source, templates).WithNumbers(numbers)
 }
 
 // templateAuthor is the Cloud API's template author, absent when no
@@ -188,8 +188,8 @@ func newSubmitTemplateHandler(a templateAuthor, numbers ports.NumberRepository, 
 	return NewSubmitTemplateHandler(a.Author, tx, clock, obs).WithNumbers(numbers, authors)
 }
 
-func newDeleteTemplateHandler(a templateAuthor, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *DeleteTemplateHandler {
-	return NewDeleteTemplateHandler(a.Author, tx, clock, events, obs)
+func newDeleteTemplateHandler(a templateAuthor, numbers ports.NumberRepository, authors *delivery.Numbers, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *DeleteTemplateHandler {
+	return NewDeleteTemplateHandler(a.Author, tx, clock, events, obs).WithNumbers(numbers, authors)
 }
 
 func newSyncTemplatesHandler(src templateSource, numbers *delivery.Numbers, tx ports.Transactor, clock ports.Clock, events *usecase.Events, obs *usecase.Observer) *SyncTemplatesHandler {

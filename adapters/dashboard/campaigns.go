@@ -56,14 +56,14 @@ func (h *dash) newCampaign(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *dash) newCampaignWith(w http.ResponseWriter, r *http.Request, status int, msg string, f campaignForm) {
-	ts, err := h.d.ListTemplates.Handle(r.Context())
+	ws := operator(r).session.Workspace
+	ts, err := h.d.ListTemplates.Handle(r.Context(), app.ListTemplates{Workspace: ws})
 	if err != nil {
 		h.failErr(w, r, err)
 		return
 	}
 	var numbers []domain.BusinessNumber
 	if h.d.PhoneNumbers != nil {
-		ws := operator(r).session.Workspace
 		if numbers, err = h.d.PhoneNumbers.Handle(r.Context(), domain.Principal{Workspace: ws, Mode: domain.ModeLive}); err != nil {
 			h.failErr(w, r, err)
 			return

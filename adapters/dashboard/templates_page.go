@@ -17,6 +17,8 @@ type templateForm struct {
 	Body, BodyExamples, Footer string
 	QuickReplies               string
 	URLText, URL, URLExample   string
+	// WABAID is the business account chosen, when there are several.
+	WABAID string
 }
 
 // templatesPage lists the synced templates and holds the form, with each
@@ -28,6 +30,9 @@ type templatesPage struct {
 	Findings   map[string][]string
 	Other      []string
 	Categories []string
+	// Accounts are the business accounts a template may go to; the form
+	// offers them when they are several.
+	Accounts []string
 }
 
 func (h *dash) templates(w http.ResponseWriter, r *http.Request) {
@@ -35,12 +40,17 @@ func (h *dash) templates(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *dash) templatesWith(w http.ResponseWriter, r *http.Request, status int, notice string, p templatesPage) {
-	ts, err := h.d.ListTemplates.Handle(r.Context())
+	ts, err := h.d.ListTemplates.Handle(r.Context(), app.ListTemplates{})
 	if err != nil {
 		h.failErr(w, r, err)
 		return
 	}
-	p.Templates = ts
+	accounts, err := h.d.ListTemplates.Accounts(r.Context(), "")
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	p.Templates, p.Accounts = ts, accounts
 	p.Categories = []string{"MARKETING", "UTILITY", "AUTHENTICATION"}
 	msg := ""
 	if len(p.Findings)+len(p.Other) > 0 {
@@ -57,9 +67,9 @@ func (h *dash) submitTemplate(w http.ResponseWriter, r *http.Request) {
 		Category: pf.Get("category"), HeaderText: pf.Get("headerText"), HeaderExample: pf.Get("headerExample"),
 		Body: strings.ReplaceAll(pf.Get("body"), "\r\n", "\n"), BodyExamples: pf.Get("bodyExamples"), Footer: pf.Get("footer"),
 		QuickReplies: pf.Get("quickReplies"), URLText: pf.Get("urlText"), URL: strings.TrimSpace(pf.Get("url")),
-		URLExample: strings.TrimSpace(pf.Get("urlExample"))}
+		URLExample: strings.TrimSpace(pf.Get("urlExample")), WABAID: pf.Get("wabaId")}
 	d, fields := f.draft()
-	t, err := h.d.SubmitTemplate.Handle(r.Context(), app.SubmitTemplate{Draft: d, Mode: domain.ModeLive})
+	t, err := h.d.SubmitTemplate.Handle(r.Context(), app.SubmitTemplate{Draft: d, Mode: domain.ModeLive, WABAID: f.WABAID})
 	if de, ok := errors.AsType[*domain.TemplateInvalidError](err); ok {
 		p := templatesPage{Form: f, Findings: map[string][]string{}}
 		for _, fi := range de.Findings {
@@ -81,7 +91,7 @@ func (h *dash) submitTemplate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.templatesWith(w, r, http.StatusOK, "Template "+t.Name+" ("+t.Language+") was submitted to Meta: "+t.Status.String()+
-		" until Meta's review.", templatesPage{Form: templateForm{Language: f.Language, Category: f.Category}})
+		" until Meta's review.", templatesPage{Form: templateForm{Language: f.Language, Category: f.Category, WABAID: f.WABAID}})
 }
 
 // draft is the form's template in Meta's terms, and which form field each

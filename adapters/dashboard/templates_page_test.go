@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/adapters/dashboard"
 	"github.com/heraldhq/herald/adapters/system"
@@ -15,6 +16,7 @@ import (
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/portsmock"
+	"github.com/heraldhq/herald/ports/porttest"
 )
 
 // TestTemplatesPageShowsFindingsNextToFields: a template Meta would refuse
@@ -82,4 +84,71 @@ type sourceOf struct{ account string }
 func (s sourceOf) Account() string { return s.account }
 func (s sourceOf) ListTemplates(context.Context) ([]domain.SyncedTemplate, error) {
 	return nil, nil
+}
+
+// authorsOf acts for every stored number with one author.
+type authorsOf struct{ author ports.TemplateAuthor }
+
+func (a authorsOf) TemplateAuthor(context.Context, domain.BusinessNumberID) ports.TemplateAuthor {
+	return a.author
+}
+
+// TestTemplatesPageShowsEachAccount: with numbers of two business
+// accounts, the page lists both accounts' templates, each with its
+// account, and the form offers the account, the one chosen receiving the
+// submission.
+func TestTemplatesPageShowsEachAccount(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, dashboard.Config{})
+	ctx := context.Background()
+	number := porttest.NewNumber(t)
+	number.WABAID = "300000000000003"
+	if err := e.store.CreateNumber(ctx, number); err != nil {
+		t.Fatal(err)
+	}
+	for _, account := range []string{"waba-1", number.WABAID} {
+		if err := e.store.ReplaceTemplates(ctx, account, []domain.SyncedTemplate{{Name: "order_" + account, Language: "en_US",
+			Status: domain.TemplateApproved, Category: "UTILITY", SyncedAt: time.Now().UTC().Truncate(time.Microsecond)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	configured := &portsmock.TemplateAuthorMock{AccountFunc: func() string { return "waba-1" }}
+	other := &portsmock.TemplateAuthorMock{
+		AccountFunc: func() string { return number.WABAID },
+		SubmitTemplateFunc: func(context.Context, domain.TemplateDraft) (ports.SubmittedTemplate, error) {
+			return ports.SubmittedTemplate{ID: "1689556908129832", Status: domain.TemplatePending, Category: "UTILITY"}, nil
+		},
+	}
+	e.deps.SubmitTemplate = app.NewSubmitTemplateHandler(configured, e.store, system.Clock{}, usecase.NewObserver(nil)).
+		WithNumbers(e.store, authorsOf{other})
+	e.deps.ListTemplates = app.NewListTemplatesHandler(sourceOf{"waba-1"}, e.store).WithNumbers(e.store)
+	e.srv = httptest.NewServer(dashboard.NewHandler(e.deps, dashboard.Config{}, nil))
+	t.Cleanup(e.srv.Close)
+
+	b := e.browser(t)
+	b.login()
+	res, body := b.get("/dashboard/templates")
+	wantStatus(t, res, body, http.StatusOK)
+	for _, want := range []string{
+		`<th scope="col">Business account</th>`,
+		"<bdi>order_waba-1</bdi></td>\n  <td>en_US</td>\n  <td>waba-1</td>",
+		"<bdi>order_300000000000003</bdi></td>\n  <td>en_US</td>\n  <td>300000000000003</td>",
+		`<select id="t-wabaId" name="wabaId">`,
+		`<option value="waba-1"`, `<option value="300000000000003"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the Templates page lacks %q:\n%s", want, body)
+		}
+	}
+	form := url.Values{"name": {"order_shipped"}, "language": {"en_US"}, "category": {"UTILITY"},
+		"body": {"Hello {{1}}, your order ships today."}, "bodyExamples": {"Ana"}, "wabaId": {number.WABAID}}
+	res, body = b.post("/dashboard/templates", form)
+	wantStatus(t, res, body, http.StatusOK)
+	if !strings.Contains(body, "Template order_shipped (en_US) was submitted to Meta: PENDING") ||
+		!strings.Contains(body, "<bdi>order_shipped</bdi></td>\n  <td>en_US</td>\n  <td>300000000000003</td>") {
+		t.Fatalf("after submitting to account 300000000000003:\n%s", body)
+	}
+	if n, m := len(other.SubmitTemplateCalls()), len(configured.SubmitTemplateCalls()); n != 1 || m != 0 {
+		t.Fatalf("%d submissions to the chosen account, %d to the configured one", n, m)
+	}
 }

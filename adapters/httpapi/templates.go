@@ -35,6 +35,7 @@ type syncedTemplateDTO struct {
 	Status     string                `json:"status"`
 	Category   string                `json:"category"`
 	ProviderID string                `json:"providerId"`
+	WABAID     string                `json:"wabaId"`
 	Components templateComponentsDTO `json:"components"`
 	Slots      []slotDTO             `json:"slots"`
 	Sendable   bool                  `json:"sendable"`
@@ -87,8 +88,12 @@ func toSyncedTemplateDTO(t domain.SyncedTemplate) syncedTemplateDTO {
 	}
 	out := syncedTemplateDTO{Name: t.Name, Language: t.Language, Status: t.Status.String(), Category: t.Category,
 		ProviderID: t.ProviderID, Slots: []slotDTO{}, SyncedAt: rfc3339(t.SyncedAt), Sandbox: t.Account == app.SandboxAccount,
+		WABAID: t.Account,
 		Components: templateComponentsDTO{HeaderFormat: hf.String(), HeaderText: d.HeaderText, Body: d.Body, Footer: d.Footer,
 			Buttons: toTemplateButtonDTOs(d)}}
+	if out.Sandbox {
+		out.WABAID = ""
+	}
 	if out.Status == "" {
 		out.Status = "UNKNOWN"
 	}
@@ -111,7 +116,8 @@ func toSyncedTemplateDTO(t domain.SyncedTemplate) syncedTemplateDTO {
 func (a *api) listTemplates(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	status, name := strings.ToUpper(q.Get("status")), q.Get("name")
-	ts, err := a.d.ListTemplates.Handle(r.Context())
+	p := principalFrom(r.Context())
+	ts, err := a.d.ListTemplates.Handle(r.Context(), app.ListTemplates{Workspace: p.Workspace, WABAID: q.Get("wabaId")})
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -235,7 +241,8 @@ func (a *api) createTemplate(w http.ResponseWriter, r *http.Request) {
 
 func (a *api) deleteTemplate(w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
-	if err := a.d.DeleteTemplate.Handle(r.Context(), r.PathValue("name"), p.Mode); err != nil {
+	cmd := app.DeleteTemplate{Name: r.PathValue("name"), Mode: p.Mode, Workspace: p.Workspace, WABAID: r.URL.Query().Get("wabaId")}
+	if err := a.d.DeleteTemplate.Handle(r.Context(), cmd); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}

@@ -24,6 +24,7 @@ type templateJSON struct {
 	Language    string `json:"language"`
 	Status      string `json:"status"`
 	Category    string `json:"category"`
+	WABAID      string `json:"wabaId"`
 	ID          string `json:"id"`
 	Body        string `json:"body"`
 	Slots       int    `json:"slots"`
@@ -32,20 +33,20 @@ type templateJSON struct {
 
 func toTemplateJSON(t domain.SyncedTemplate) templateJSON {
 	return templateJSON{Name: t.Name, Language: t.Language, Status: t.Status.String(), Category: t.Category,
-		ID: t.ProviderID, Body: t.Definition.Body, Slots: len(t.Definition.Slots), Unsupported: t.Unsupported}
+		WABAID: t.Account, ID: t.ProviderID, Body: t.Definition.Body, Slots: len(t.Definition.Slots), Unsupported: t.Unsupported}
 }
 
 func newTemplatesListCmd(e *env) *cobra.Command {
 	var out output
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the templates the last sync read (herald campaigns sync-templates)",
+		Short: "List the templates the last sync read (herald campaigns sync-templates), of every business account",
 		Args:  noArgs,
 	}
 	cmd.RunE = e.action(func(*cobra.Command, []string) error {
 		var h *app.ListTemplatesHandler
 		return e.withApp(func() error {
-			ts, err := h.Handle(e.ctx)
+			ts, err := h.Handle(e.ctx, app.ListTemplates{})
 			if err != nil {
 				return err
 			}
@@ -57,13 +58,13 @@ func newTemplatesListCmd(e *env) *cobra.Command {
 				return printJSON(e.stdout, list)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tLANGUAGE\tSTATUS\tCATEGORY\tSLOTS\tNOTE")
+			fmt.Fprintln(tw, "NAME\tLANGUAGE\tACCOUNT\tSTATUS\tCATEGORY\tSLOTS\tNOTE")
 			for _, t := range list {
 				note := t.Unsupported
 				if note != "" {
 					note = "cannot be sent by Herald: " + note
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", t.Name, t.Language, t.Status, cmp.Or(t.Category, "-"), t.Slots, note)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t.Name, t.Language, t.WABAID, t.Status, cmp.Or(t.Category, "-"), t.Slots, note)
 			}
 			return tw.Flush()
 		}, &h)
@@ -157,6 +158,7 @@ func newTemplatesCreateCmd(e *env) *cobra.Command {
 }
 
 func newTemplatesDeleteCmd(e *env) *cobra.Command {
+	var wabaID string
 	cmd := &cobra.Command{
 		Use:   "delete NAME",
 		Short: "Delete every language of a template from the business account",
@@ -165,12 +167,13 @@ func newTemplatesDeleteCmd(e *env) *cobra.Command {
 	cmd.RunE = e.action(func(_ *cobra.Command, args []string) error {
 		var h *app.DeleteTemplateHandler
 		return e.withApp(func() error {
-			if err := h.Handle(e.ctx, args[0], domain.ModeLive); err != nil {
+			if err := h.Handle(e.ctx, app.DeleteTemplate{Name: args[0], Mode: domain.ModeLive, WABAID: wabaID}); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "template %s deleted\n", args[0])
 			return nil
 		}, &h)
 	})
+	cmd.Flags().StringVar(&wabaID, "waba-id", "", "the business account to delete from, when the numbers belong to several")
 	return cmd
 }
