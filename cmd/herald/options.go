@@ -22,6 +22,7 @@ import (
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/app/delivery"
 	"github.com/heraldhq/herald/app/events"
+	"github.com/heraldhq/herald/domain"
 )
 
 // storeModule picks the store from the database URL.
@@ -141,8 +142,12 @@ func metricsServer(addr string) fx.Option {
 func (c *Config) whatsApp() whatsapp.Config {
 	return whatsapp.Config{APIURL: c.WhatsAppAPIURL, AccessToken: c.WhatsAppAccessToken,
 		PhoneNumberID: c.WhatsAppPhoneID, WABAID: c.WhatsAppWABAID,
-		// an idle connection for each send the dispatcher has in flight
-		Connections: delivery.Config{LiveMPS: c.WhatsAppMPS}.WithDefaults().DispatchConcurrency}
+		// An idle connection for each send the dispatcher may have in
+		// flight. Its slots follow the stored numbers' summed pace
+		// (Dispatcher.Slots), unknown here, so the pool keeps up to four
+		// numbers at Meta's top pace: a connection is idle only because
+		// that many sends ran at once, so the bound costs nothing unused.
+		Connections: max(delivery.Config{LiveMPS: c.WhatsAppMPS}.WithDefaults().DispatchConcurrency, 4*domain.MaxNumberMPS/4)}
 }
 
 // cloudAPI provides the Cloud API client always (stored numbers send
