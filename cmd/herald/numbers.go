@@ -119,6 +119,21 @@ func (e *env) readSecretFile(path, what string) (string, error) {
 	return line, nil
 }
 
+// readSecrets reads the access token and app secret the flags name (each
+// empty when its flag is not given); at most one of them from stdin.
+func (nf *numberFlags) readSecrets(e *env) (token, secret string, err error) {
+	if nf.tokenFile == "-" && nf.secretFile == "-" {
+		return "", "", usagef("--access-token-file and --app-secret-file cannot both read stdin")
+	}
+	if token, err = e.readSecretFile(nf.tokenFile, "--access-token-file"); err != nil {
+		return "", "", err
+	}
+	if secret, err = e.readSecretFile(nf.secretFile, "--app-secret-file"); err != nil {
+		return "", "", err
+	}
+	return token, secret, nil
+}
+
 func (nf *numberFlags) spec() domain.NumberSpec {
 	ws := make([]domain.WorkspaceID, len(nf.workspaces))
 	for i, w := range nf.workspaces {
@@ -150,14 +165,7 @@ func newNumbersAddCmd(e *env) *cobra.Command {
 		if nf.metaID == "" || nf.tokenFile == "" {
 			return usagef("--phone-number-id and --access-token-file are required")
 		}
-		if nf.tokenFile == "-" && nf.secretFile == "-" {
-			return usagef("--access-token-file and --app-secret-file cannot both read stdin")
-		}
-		token, err := e.readSecretFile(nf.tokenFile, "--access-token-file")
-		if err != nil {
-			return err
-		}
-		secret, err := e.readSecretFile(nf.secretFile, "--app-secret-file")
+		token, secret, err := nf.readSecrets(e)
 		if err != nil {
 			return err
 		}
@@ -294,14 +302,7 @@ func newNumbersUpdateCmd(e *env) *cobra.Command {
 				return usagef("--status must be active or disabled")
 			}
 		}
-		if nf.tokenFile == "-" && nf.secretFile == "-" {
-			return usagef("--access-token-file and --app-secret-file cannot both read stdin")
-		}
-		token, err := e.readSecretFile(nf.tokenFile, "--access-token-file")
-		if err != nil {
-			return err
-		}
-		secret, err := e.readSecretFile(nf.secretFile, "--app-secret-file")
+		token, secret, err := nf.readSecrets(e)
 		if err != nil {
 			return err
 		}
