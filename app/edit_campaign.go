@@ -53,15 +53,9 @@ func (h *EditCampaignHandler) Handle(ctx context.Context, cmd EditCampaign) (dom
 		for i, l := range cmd.VariableLabels {
 			labels[i] = strings.TrimSpace(l)
 		}
-		var number domain.BusinessNumberID
-		if cmd.PhoneNumberID != "" {
-			if h.numbers == nil {
-				return domain.Campaign{}, &domain.Error{Code: domain.CodePhoneNumberNotFound, Param: "phoneNumberId",
-					Detail: domain.ErrPhoneNumberNotFound.Detail}
-			}
-			if number, err = NumberFor(ctx, h.numbers, cmd.Workspace, cmd.PhoneNumberID); err != nil {
-				return domain.Campaign{}, err
-			}
+		number, err := numberToMoveTo(ctx, h.numbers, cmd.Workspace, cmd.PhoneNumberID)
+		if err != nil {
+			return domain.Campaign{}, err
 		}
 		now := h.clock.Now()
 		return h.camps.UpdateCampaign(ctx, cmd.Workspace, id, func(c *domain.Campaign) error {

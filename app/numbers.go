@@ -356,3 +356,16 @@ func NumberFor(ctx context.Context, repo ports.NumberRepository, ws domain.Works
 	return "", &domain.Error{Code: domain.CodePhoneNumberRequired, Param: "phoneNumberId",
 		Detail: fmt.Sprintf("this workspace may send from %d phone numbers: name one (GET /v1/phone-numbers lists them)", len(usable))}
 }
+
+// numberToMoveTo is the number an edit of a campaign moves it to: none
+// when the edit names none, phone_number_not_found when it names one on a
+// server that stores no numbers (repo nil), else NumberFor's answer.
+func numberToMoveTo(ctx context.Context, repo ports.NumberRepository, ws domain.WorkspaceID, named string) (domain.BusinessNumberID, error) {
+	if named == "" {
+		return "", nil
+	}
+	if repo == nil {
+		return "", &domain.Error{Code: domain.CodePhoneNumberNotFound, Param: "phoneNumberId", Detail: domain.ErrPhoneNumberNotFound.Detail}
+	}
+	return NumberFor(ctx, repo, ws, named)
+}

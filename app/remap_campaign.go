@@ -49,15 +49,9 @@ func (h *RemapCampaignHandler) Handle(ctx context.Context, cmd RemapCampaign) (d
 		if err != nil {
 			return domain.Campaign{}, err
 		}
-		var number domain.BusinessNumberID
-		if cmd.PhoneNumberID != "" {
-			if h.numbers == nil {
-				return domain.Campaign{}, &domain.Error{Code: domain.CodePhoneNumberNotFound, Param: "phoneNumberId",
-					Detail: domain.ErrPhoneNumberNotFound.Detail}
-			}
-			if number, err = NumberFor(ctx, h.numbers, cmd.Workspace, cmd.PhoneNumberID); err != nil {
-				return domain.Campaign{}, err
-			}
+		number, err := numberToMoveTo(ctx, h.numbers, cmd.Workspace, cmd.PhoneNumberID)
+		if err != nil {
+			return domain.Campaign{}, err
 		}
 		now := h.clock.Now()
 		return h.camps.UpdateCampaign(ctx, cmd.Workspace, id, func(c *domain.Campaign) error {
