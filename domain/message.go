@@ -215,6 +215,15 @@ func (m *Message) Advance(status MessageStatus, at time.Time, failure *Failure) 
 	return true
 }
 
+// WithDelivery is m with the delivery of r: what Meta's reports change of
+// a message (its status and history, Meta's wamid, the recipient's wa_id,
+// the failure, the pricing and when it last changed). m's content stays.
+func (m Message) WithDelivery(r Message) Message {
+	m.Status, m.History, m.ProviderID, m.WaID = r.Status, r.History, r.ProviderID, r.WaID
+	m.Failure, m.Pricing, m.UpdatedAt = r.Failure, r.Pricing, r.UpdatedAt
+	return m
+}
+
 // RecordPricing keeps the first pricing Meta reports for the message (its
 // sent event carries it; delivered or read may repeat it). It reports
 // whether the message changed.

@@ -173,10 +173,11 @@ type MessageRepository interface {
 	LocateMessage(ctx context.Context, id domain.MessageID, providerID string) (domain.Message, error)
 	UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id domain.MessageID, fn func(*domain.Message) error) (domain.Message, error)
 	// UpdateLocatedMessage is LocateMessage and UpdateMessage in one
-	// locking read: it finds the message as LocateMessage does, runs fn on
-	// it and stores the result, atomically, and returns it. fn must not use
-	// the repositories. The id, workspace, campaign and contact do not
-	// change.
+	// locking read, for what Meta reports of a message: it finds the
+	// message as LocateMessage does, runs fn on it and stores its delivery
+	// (domain.Message.WithDelivery), atomically, and returns the message
+	// stored. Nothing else fn changes is stored. fn must not use the
+	// repositories.
 	UpdateLocatedMessage(ctx context.Context, id domain.MessageID, providerID string, fn func(*domain.Message) error) (domain.Message, error)
 }
 

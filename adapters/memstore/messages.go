@@ -116,7 +116,7 @@ func (r *repos) UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id dom
 }
 
 // UpdateLocatedMessage locates the message as LocateMessage does, runs fn
-// on it and stores the result if fn succeeds.
+// on it and stores its delivery if fn succeeds.
 func (r *repos) UpdateLocatedMessage(ctx context.Context, id domain.MessageID, providerID string, fn func(*domain.Message) error) (domain.Message, error) {
 	defer r.enter(ctx)()
 	if id == "" && providerID != "" {
@@ -130,7 +130,7 @@ func (r *repos) UpdateLocatedMessage(ctx context.Context, id domain.MessageID, p
 	if err := fn(&m); err != nil {
 		return domain.Message{}, err
 	}
-	m.ID, m.Workspace, m.CampaignID, m.ContactID = old.ID, old.Workspace, old.CampaignID, old.ContactID
+	m = copyMessage(old).WithDelivery(m)
 	r.st.saveMessage(old, copyMessage(m))
 	return copyMessage(m), nil
 }

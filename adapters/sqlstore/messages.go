@@ -12,36 +12,42 @@ import (
 )
 
 type messageRow struct {
-	ID             string        `db:"id"`
-	WorkspaceID    string        `db:"workspace_id"`
-	CampaignID     nullString    `db:"campaign_id"`
-	ContactID      string        `db:"contact_id"`
-	KeyID          string        `db:"key_id"`
-	Mode           string        `db:"mode"`
-	PhoneNumber    string        `db:"phone_number"`
-	TemplateName   string        `db:"template_name"`
-	Language       string        `db:"language"`
-	HeaderFormat   string        `db:"header_format"`
-	Variables      jsonText      `db:"variables"`
-	MediaHeaderURL string        `db:"media_header_url"`
-	MediaFilename  string        `db:"media_filename"`
-	Parameters     nullJSON      `db:"parameters"`
-	RenderedBody   string        `db:"rendered_body"`
-	Status         string        `db:"status"`
-	History        jsonText      `db:"history"`
-	ProviderID     nullString    `db:"provider_id"`
-	WaID           string        `db:"wa_id"`
-	FailureCode    sql.NullInt64 `db:"failure_code"`
-	FailureTitle   nullString    `db:"failure_title"`
-	FailureHerald  string        `db:"failure_herald_code"`
-	Pricing        nullJSON      `db:"pricing"`
-	CreatedAt      dbTime        `db:"created_at"`
-	UpdatedAt      dbTime        `db:"updated_at"`
-	Kind           string        `db:"kind"`
-	Session        nullJSON      `db:"session"`
-	ReplyTo        string        `db:"reply_to"`
-	NumberID       string        `db:"business_number_id"`
-	TraceParent    string        `db:"trace_parent"`
+	ID             string     `db:"id"`
+	WorkspaceID    string     `db:"workspace_id"`
+	CampaignID     nullString `db:"campaign_id"`
+	ContactID      string     `db:"contact_id"`
+	KeyID          string     `db:"key_id"`
+	Mode           string     `db:"mode"`
+	PhoneNumber    string     `db:"phone_number"`
+	TemplateName   string     `db:"template_name"`
+	Language       string     `db:"language"`
+	HeaderFormat   string     `db:"header_format"`
+	Variables      jsonText   `db:"variables"`
+	MediaHeaderURL string     `db:"media_header_url"`
+	MediaFilename  string     `db:"media_filename"`
+	Parameters     nullJSON   `db:"parameters"`
+	RenderedBody   string     `db:"rendered_body"`
+	CreatedAt      dbTime     `db:"created_at"`
+	Kind           string     `db:"kind"`
+	Session        nullJSON   `db:"session"`
+	ReplyTo        string     `db:"reply_to"`
+	NumberID       string     `db:"business_number_id"`
+	TraceParent    string     `db:"trace_parent"`
+	messageDeliveryRow
+}
+
+// messageDeliveryRow is what a provider's reports change of a message
+// (domain.Message.WithDelivery), with the message's id.
+type messageDeliveryRow struct {
+	Status        string        `db:"status"`
+	History       jsonText      `db:"history"`
+	ProviderID    nullString    `db:"provider_id"`
+	WaID          string        `db:"wa_id"`
+	FailureCode   sql.NullInt64 `db:"failure_code"`
+	FailureTitle  nullString    `db:"failure_title"`
+	FailureHerald string        `db:"failure_herald_code"`
+	Pricing       nullJSON      `db:"pricing"`
+	UpdatedAt     dbTime        `db:"updated_at"`
 
 	// The timeline: when the message first reached each status
 	// (domain.Message.ReachedAt), written with the message, never read
@@ -109,21 +115,6 @@ func toMessageRow(m domain.Message) (messageRow, error) {
 	if err != nil {
 		return messageRow{}, err
 	}
-	var hist []statusChangeJSON
-	if m.History != nil {
-		hist = make([]statusChangeJSON, 0, len(m.History))
-		for _, h := range m.History {
-			hist = append(hist, statusChangeJSON{Status: h.Status.String(), At: h.At.UTC()})
-		}
-	}
-	histJSON, err := toJSON(hist)
-	if err != nil {
-		return messageRow{}, err
-	}
-	pricing, err := toPricingJSON(m.Pricing)
-	if err != nil {
-		return messageRow{}, err
-	}
 	params, err := toValuesJSON(m.Values)
 	if err != nil {
 		return messageRow{}, err
@@ -135,19 +126,45 @@ func toMessageRow(m domain.Message) (messageRow, error) {
 	if err != nil {
 		return messageRow{}, err
 	}
+	delivery, err := toMessageDeliveryRow(m)
+	if err != nil {
+		return messageRow{}, err
+	}
 	kind := m.Kind
 	if kind == "" {
 		kind = domain.MessageKindTemplate
 	}
-	row := messageRow{Parameters: params,
+	return messageRow{Parameters: params,
 		ID: string(m.ID), WorkspaceID: string(m.Workspace), CampaignID: nullString(m.CampaignID),
 		Kind: kind, Session: session, ReplyTo: m.ReplyTo, NumberID: string(m.Number),
 		ContactID: string(m.ContactID), KeyID: string(m.KeyID), Mode: m.Mode.String(),
 		PhoneNumber: m.Phone.String(), TemplateName: m.TemplateName, Language: m.Language,
 		HeaderFormat: m.HeaderFormat.String(), Variables: vars, MediaHeaderURL: m.MediaHeaderURL,
-		MediaFilename: m.MediaFilename, RenderedBody: m.RenderedBody, Status: m.Status.String(), History: histJSON,
-		ProviderID: nullString(m.ProviderID), WaID: m.WaID, Pricing: pricing,
-		CreatedAt: newDBTime(m.CreatedAt), UpdatedAt: newDBTime(m.UpdatedAt), TraceParent: m.TraceParent,
+		MediaFilename: m.MediaFilename, RenderedBody: m.RenderedBody,
+		CreatedAt: newDBTime(m.CreatedAt), TraceParent: m.TraceParent,
+		messageDeliveryRow: delivery,
+	}, nil
+}
+
+func toMessageDeliveryRow(m domain.Message) (messageDeliveryRow, error) {
+	var hist []statusChangeJSON
+	if m.History != nil {
+		hist = make([]statusChangeJSON, 0, len(m.History))
+		for _, h := range m.History {
+			hist = append(hist, statusChangeJSON{Status: h.Status.String(), At: h.At.UTC()})
+		}
+	}
+	histJSON, err := toJSON(hist)
+	if err != nil {
+		return messageDeliveryRow{}, err
+	}
+	pricing, err := toPricingJSON(m.Pricing)
+	if err != nil {
+		return messageDeliveryRow{}, err
+	}
+	row := messageDeliveryRow{
+		Status: m.Status.String(), History: histJSON, ProviderID: nullString(m.ProviderID), WaID: m.WaID,
+		Pricing: pricing, UpdatedAt: newDBTime(m.UpdatedAt),
 		SentAt: reachedAt(m, domain.StatusSent), DeliveredAt: reachedAt(m, domain.StatusDelivered),
 		ReadAt: reachedAt(m, domain.StatusRead), FailedAt: reachedAt(m, domain.StatusFailed),
 	}
@@ -398,8 +415,8 @@ func (s *Store) UpdateMessage(ctx context.Context, ws domain.WorkspaceID, id dom
 }
 
 // UpdateLocatedMessage locates the message as LocateMessage does, locking
-// its row, runs fn on it and stores the result: one read where
-// LocateMessage and UpdateMessage take two.
+// its row, runs fn on it and stores what fn may change of it, its delivery
+// (writeMessageDelivery): one read where LocateMessage and UpdateMessage take two.
 func (s *Store) UpdateLocatedMessage(ctx context.Context, id domain.MessageID, providerID string, fn func(*domain.Message) error) (domain.Message, error) {
 	const qByID = `SELECT ` + messageColumns + ` FROM messages WHERE id = :id`
 	const qByProviderID = `SELECT ` + messageColumns + ` FROM messages WHERE provider_id = :provider_id
@@ -416,21 +433,47 @@ ORDER BY id LIMIT 1`
 	}
 	var m domain.Message
 	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
-		var err error
-		if m, err = ts.getMessage(ctx, "update located message", q+ts.d.lockRows(), arg); err != nil {
+		stored, err := ts.getMessage(ctx, "update located message", q+ts.d.lockRows(), arg)
+		if err != nil {
 			return err
 		}
-		stored := m
+		m = stored
 		if err := fn(&m); err != nil {
 			return err
 		}
-		m.ID, m.Workspace, m.CampaignID, m.ContactID = stored.ID, stored.Workspace, stored.CampaignID, stored.ContactID
-		return ts.fail("update located message", ts.writeMessage(ctx, m), nil)
+		m = stored.WithDelivery(m)
+		return ts.fail("update located message", ts.writeMessageDelivery(ctx, m), nil)
 	})
 	if err != nil {
 		return domain.Message{}, err
 	}
 	return m, nil
+}
+
+// writeMessageDelivery stores what a provider's reports change of m
+// (domain.Message.WithDelivery): its status, history and timeline, Meta's
+// ids, failure and pricing. Each message is written this way three times or
+// more (sent, delivered, read), and on PostgreSQL a write of every column
+// cost several times as much as this one (docs/benchmarks.md): each bound
+// value is parsed again, the JSON columns too.
+func (s *Store) writeMessageDelivery(ctx context.Context, m domain.Message) error {
+	const q = `UPDATE messages
+SET status = :status, history = :history, provider_id = :provider_id, wa_id = :wa_id, failure_code = :failure_code,
+    failure_title = :failure_title, failure_herald_code = :failure_herald_code, pricing = :pricing, updated_at = :updated_at,
+    sent_at = :sent_at, delivered_at = :delivered_at, read_at = :read_at, failed_at = :failed_at
+WHERE id = :id`
+	row, err := toMessageDeliveryRow(m)
+	if err != nil {
+		return err
+	}
+	ok, err := s.execOne(ctx, q, struct {
+		ID string `db:"id"`
+		messageDeliveryRow
+	}{string(m.ID), row})
+	if err == nil && !ok {
+		err = fmt.Errorf("message %s vanished during its update", m.ID)
+	}
+	return err
 }
 
 // writeMessage stores m's mutable fields.

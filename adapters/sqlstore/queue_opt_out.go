@@ -68,7 +68,7 @@ ORDER BY id`
 				continue
 			}
 			m.Advance(domain.StatusFailed, now, f)
-			if err := ts.writeMessage(ctx, m); err != nil {
+			if err := ts.writeMessageDelivery(ctx, m); err != nil {
 				return ts.fail("fail queued messages", err, nil)
 			}
 			if _, err := ts.exec(ctx, qDequeue, map[string]any{"id": string(m.ID)}); err != nil {

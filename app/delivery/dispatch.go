@@ -321,7 +321,7 @@ func (d *Dispatcher) send(ctx context.Context, c ports.Claimed) {
 			}
 		}
 		var before domain.MessageStatus
-		updated, err := r.Messages.UpdateMessage(ctx, m.Workspace, m.ID, func(m *domain.Message) error {
+		updated, err := r.Messages.UpdateLocatedMessage(ctx, m.ID, "", func(m *domain.Message) error {
 			before = m.Status
 			if res.ProviderID != "" && m.ProviderID == "" {
 				m.ProviderID = res.ProviderID

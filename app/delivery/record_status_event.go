@@ -93,7 +93,7 @@ func applyStatus(ctx context.Context, r ports.Repos, ev *usecase.Events, e ports
 			return 0, domain.Message{}, err
 		}
 		if len(parked) > 0 {
-			again, err := r.Messages.UpdateMessage(ctx, updated.Workspace, updated.ID, advanceBy(parked...))
+			again, err := r.Messages.UpdateLocatedMessage(ctx, updated.ID, "", advanceBy(parked...))
 			switch {
 			case errors.Is(err, usecase.ErrUnchanged):
 			case err != nil:

@@ -549,8 +549,9 @@ func testMessageListFiltered(t *testing.T, s Store) {
 }
 
 // UpdateLocatedMessage finds the message as LocateMessage does, by id or
-// by provider id, and stores what fn makes of it; the id, workspace,
-// campaign and contact stay.
+// by provider id, and stores what fn makes of its delivery (status,
+// history, wamid, wa_id, failure, pricing, time of change); the rest of
+// the message stays as it was, whatever fn did to it.
 func testMessageUpdateLocated(t *testing.T, s Store) {
 	f := newFixture(t, s)
 	m := f.message(f.campaign(), f.contact())
@@ -569,6 +570,8 @@ func testMessageUpdateLocated(t *testing.T, s Store) {
 		_ = sent(m)
 		m.ID, m.Workspace = "msg_elsewhere", other
 		m.CampaignID, m.ContactID = "cmp_elsewhere", "con_elsewhere"
+		m.Variables = append(m.Variables, "not a delivery")
+		m.RenderedBody, m.TemplateName, m.KeyID = "changed body", "changed_template", "key_elsewhere"
 		return nil
 	})
 	if err != nil {
@@ -599,6 +602,24 @@ func testMessageUpdateLocated(t *testing.T, s Store) {
 	if got.Status != domain.StatusRead {
 		t.Fatalf("status = %v, want read", got.Status)
 	}
+
+	// A failure and Meta's wa_id are the delivery's too.
+	m2 := f.message(f.campaign(), f.contact())
+	want2 := cloneMessage(m2)
+	failed := func(m *domain.Message) error {
+		m.WaID = "15550001111"
+		m.Advance(domain.StatusFailed, at, &domain.Failure{Code: 131026, Title: "Message undeliverable"})
+		return nil
+	}
+	_ = failed(&want2)
+	if _, err := s.UpdateLocatedMessage(f.ctx, m2.ID, "", failed); err != nil {
+		t.Fatalf("UpdateLocatedMessage to failed: %v", err)
+	}
+	read2, err := s.GetMessage(f.ctx, f.ws, m2.ID)
+	if err != nil {
+		t.Fatalf("GetMessage: %v", err)
+	}
+	mustEqual(t, "failed message, read back", want2, read2)
 }
 
 func testMessageUpdateLocatedNotFound(t *testing.T, s Store) {
