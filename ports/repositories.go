@@ -179,6 +179,18 @@ type MessageRepository interface {
 	// stored. Nothing else fn changes is stored. fn must not use the
 	// repositories.
 	UpdateLocatedMessage(ctx context.Context, id domain.MessageID, providerID string, fn func(*domain.Message) error) (domain.Message, error)
+	// LockMessages reads, in one statement, the messages with the ids or
+	// the provider ids given, across workspaces, locking them as
+	// UpdateLocatedMessage's read does, in id order; ids no message has
+	// are left out. A webhook group reads its statuses' messages so, then
+	// writes them with WriteMessageDeliveries.
+	LockMessages(ctx context.Context, ids []domain.MessageID, providerIDs []string) ([]domain.Message, error)
+	// WriteMessageDeliveries stores the delivery of each of ms
+	// (domain.Message.WithDelivery) over the stored message with its id,
+	// in one statement where the engine allows, atomically; nothing else
+	// of them is stored. ms holds each message once. A message not stored
+	// is domain.ErrMessageNotFound, and then none is written.
+	WriteMessageDeliveries(ctx context.Context, ms []domain.Message) error
 }
 
 // MessageFilter narrows ListMessages; zero fields keep everything.

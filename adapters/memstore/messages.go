@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/heraldhq/herald/domain"
 	"github.com/heraldhq/herald/ports"
@@ -133,6 +134,43 @@ func (r *repos) UpdateLocatedMessage(ctx context.Context, id domain.MessageID, p
 	m = copyMessage(old).WithDelivery(m)
 	r.st.saveMessage(old, copyMessage(m))
 	return copyMessage(m), nil
+}
+
+// LockMessages returns the messages with the ids or provider ids, in id
+// order (the store's lock already serialises writers).
+func (r *repos) LockMessages(ctx context.Context, ids []domain.MessageID, providerIDs []string) ([]domain.Message, error) {
+	defer r.enter(ctx)()
+	found := map[domain.MessageID]bool{}
+	for _, p := range providerIDs {
+		if id, ok := r.st.providerIDs[p]; ok {
+			ids = append(ids, id)
+		}
+	}
+	var out []domain.Message
+	for _, id := range ids {
+		if m, ok := r.st.messages[id]; ok && !found[id] {
+			found[id] = true
+			out = append(out, copyMessage(m))
+		}
+	}
+	slices.SortFunc(out, func(a, b domain.Message) int { return strings.Compare(string(a.ID), string(b.ID)) })
+	return out, nil
+}
+
+// WriteMessageDeliveries stores each message's delivery, or none when one
+// is not stored.
+func (r *repos) WriteMessageDeliveries(ctx context.Context, ms []domain.Message) error {
+	defer r.enter(ctx)()
+	for _, m := range ms {
+		if _, ok := r.st.messages[m.ID]; !ok {
+			return domain.NotFound(domain.ErrMessageNotFound)
+		}
+	}
+	for _, m := range ms {
+		old := r.st.messages[m.ID]
+		r.st.saveMessage(old, copyMessage(copyMessage(old).WithDelivery(m)))
+	}
+	return nil
 }
 
 // saveMessage replaces old with m and keeps the provider id index.

@@ -73,6 +73,12 @@ type Dialect interface {
 	// 0 is no group commit: every transaction runs alone, as many at once as
 	// the connection pool allows.
 	commitRunners() int
+	// planEachRun is what goes first in a statement's arguments so that
+	// it is planned at every run, for the values given and the tables as
+	// they are then, never kept as a generic plan made once (pgx's unnamed
+	// statement, with the column types it has described once); nil where
+	// every run is planned so anyway (SQLite).
+	planEachRun() []any
 	// remote says the engine is a server, each statement a round trip, and
 	// its driver prepares and caches statements per connection itself
 	// (pgx). Rows written together then go in one statement with a VALUES

@@ -95,6 +95,8 @@ ORDER BY p.n`
 	return q, []any{pgx.QueryExecModeCacheDescribe, keys, ws, mode}, nil
 }
 
+func (postgresDialect) planEachRun() []any { return []any{pgx.QueryExecModeCacheDescribe} }
+
 func (postgresDialect) asID(column string) string  { return column + ` COLLATE "C"` }
 func (postgresDialect) asRef(column string) string { return column + ` COLLATE "default"` }
 

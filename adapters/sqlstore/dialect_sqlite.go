@@ -73,7 +73,8 @@ func (sqliteDialect) classify(err error) errKind {
 // SQLite has one writer: a second group could only wait for the first.
 func (sqliteDialect) commitRunners() int { return 1 }
 
-func (sqliteDialect) remote() bool { return false }
+func (sqliteDialect) planEachRun() []any { return nil }
+func (sqliteDialect) remote() bool       { return false }
 
 func (sqliteDialect) gooseDialect() database.Dialect { return database.DialectSQLite3 }
 

@@ -78,16 +78,18 @@ type fanOutRow struct {
 
 // AppendEvents stores es and, in the same transaction, each event's
 // pending deliveries to the enabled endpoints of its workspace and mode
-// that subscribe to its type: per event, one statement that inserts it and
-// returns its appended, and one that fans it out. A delivery's order is its
-// event's appended; it is due at the event's time, or later when an
-// earlier delivery of the same subject to the endpoint is pending and due
-// later. The fan-out reads the endpoints, their subscriptions and the
-// subject's pending deliveries ("pending" written as deliveries.go's note
-// on ClaimDeliveries says), each through its index whatever PostgreSQL's
-// statistics say (it never reads events), and reads the
+// that subscribe to its type. A delivery's order is its event's appended;
+// it is due at the event's time, or later when an earlier delivery of the
+// same subject to the endpoint is pending and due later. The fan-out reads
+// the endpoints, their subscriptions and the subject's pending deliveries
+// ("pending" written as deliveries.go's note on ClaimDeliveries says), each
+// through its index whatever PostgreSQL's statistics say, and reads the
 // endpoints FOR SHARE on PostgreSQL: an endpoint being disabled or deleted
 // at the same moment is waited for, then skipped.
+//
+// One event takes two statements: one inserts it and returns its
+// appended, one fans it out. Several events on PostgreSQL take two in all
+// (appendEventsTogether).
 func (s *Store) AppendEvents(ctx context.Context, es ...domain.Event) error {
 	const qInsert = `INSERT INTO events (id, workspace_id, mode, type, subject, occurred_at, body)
 VALUES (:id, :workspace_id, :mode, :type, :subject, :occurred_at, :body)
@@ -111,6 +113,9 @@ WHERE w.workspace_id = :workspace_id AND w.mode = :mode AND w.status = 'enabled'
 		return nil
 	}
 	return s.inTx(ctx, func(ctx context.Context, ts *Store) error {
+		if len(es) > 1 && ts.d.remote() {
+			return ts.appendEventsTogether(ctx, es)
+		}
 		for _, e := range es {
 			row := fanOutRow{eventRow: toEventRow(e)}
 			if err := ts.get(ctx, &row.Appended, qInsert, row.eventRow); err != nil {
@@ -122,6 +127,48 @@ WHERE w.workspace_id = :workspace_id AND w.mode = :mode AND w.status = 'enabled'
 		}
 		return nil
 	})
+}
+
+// appendEventsTogether appends es on PostgreSQL in two statements, where
+// AppendEvents takes two per event: one inserts them all, in es's order (a
+// VALUES list is inserted, and its identity given, row by row), and one
+// fans them all out from the rows just inserted. A webhook group appends an
+// event for each status it applies, so this is two statements a group
+// where there were two a status.
+//
+// The fan-out reads the subject's pending deliveries as they were before
+// it, as AppendEvents does per event: a later event of es never waits for
+// an earlier event's new delivery, which is due at the earlier event's
+// time or at a time that stored deliveries set, and those set the later
+// event's the same way.
+func (s *Store) appendEventsTogether(ctx context.Context, es []domain.Event) error {
+	const qInsert = `INSERT INTO events (id, workspace_id, mode, type, subject, occurred_at, body)
+VALUES (:id, :workspace_id, :mode, :type, :subject, :occurred_at, :body)`
+	qFanOut := `INSERT INTO event_deliveries (event_id, endpoint_id, subject, event_order, state, attempts, next_attempt_at, updated_at)
+SELECT e.id, w.id, e.subject, e.appended, 'pending', 0,
+    coalesce((SELECT max(p.next_attempt_at) FROM event_deliveries p
+              WHERE p.endpoint_id = w.id AND p.subject = e.subject AND p.subject <> '' AND p.state NOT IN ('succeeded', 'given_up')
+                AND p.event_order < e.appended AND p.next_attempt_at > e.occurred_at), e.occurred_at),
+    e.occurred_at
+FROM events e
+JOIN webhook_endpoints w ON w.workspace_id = e.workspace_id AND w.mode = e.mode AND w.status = 'enabled'
+WHERE ` + s.d.inList("e.id", "ids") + `
+  AND EXISTS (SELECT 1 FROM webhook_endpoint_events t WHERE t.endpoint_id = w.id AND t.type IN (e.type, '*'))` +
+		s.d.shareRows("w")
+	rows := make([]eventRow, len(es))
+	ids := make([]string, len(es))
+	for i, e := range es {
+		rows[i], ids[i] = toEventRow(e), string(e.ID)
+	}
+	if _, err := execRows(ctx, s, qInsert, rows); err != nil {
+		return s.fail("append events", err, nil)
+	}
+	list, err := toJSON(ids)
+	if err != nil {
+		return err
+	}
+	_, err = s.execPlanned(ctx, qFanOut, map[string]any{"ids": list})
+	return s.fail("append events: deliveries", err, nil)
 }
 
 // AppendEventTo stores e with one pending delivery, to the endpoint, which

@@ -457,6 +457,15 @@ ORDER BY id LIMIT 1`
 // cost several times as much as this one (docs/benchmarks.md): each bound
 // value is parsed again, the JSON columns too.
 func (s *Store) writeMessageDelivery(ctx context.Context, m domain.Message) error {
+	ok, err := s.updateMessageDelivery(ctx, m)
+	if err == nil && !ok {
+		err = fmt.Errorf("message %s vanished during its update", m.ID)
+	}
+	return err
+}
+
+// updateMessageDelivery writes m's delivery and reports whether m is stored.
+func (s *Store) updateMessageDelivery(ctx context.Context, m domain.Message) (bool, error) {
 	const q = `UPDATE messages
 SET status = :status, history = :history, provider_id = :provider_id, wa_id = :wa_id, failure_code = :failure_code,
     failure_title = :failure_title, failure_herald_code = :failure_herald_code, pricing = :pricing, updated_at = :updated_at,
@@ -464,16 +473,12 @@ SET status = :status, history = :history, provider_id = :provider_id, wa_id = :w
 WHERE id = :id`
 	row, err := toMessageDeliveryRow(m)
 	if err != nil {
-		return err
+		return false, err
 	}
-	ok, err := s.execOne(ctx, q, struct {
+	return s.execOne(ctx, q, struct {
 		ID string `db:"id"`
 		messageDeliveryRow
 	}{string(m.ID), row})
-	if err == nil && !ok {
-		err = fmt.Errorf("message %s vanished during its update", m.ID)
-	}
-	return err
 }
 
 // writeMessage stores m's mutable fields.

@@ -115,6 +115,34 @@ func (s *Store) exec(ctx context.Context, q string, arg any) (sql.Result, error)
 	return st.ExecContext(ctx, arg)
 }
 
+// selectPlanned is selectAll for a statement planned at every run
+// (Dialect.planEachRun): one whose best plan depends on how many rows it
+// names and on how large the tables have grown since the connection first
+// ran it.
+func (s *Store) selectPlanned(ctx context.Context, dest any, q string, arg any) error {
+	if !s.d.remote() {
+		return s.selectAll(ctx, dest, q, arg)
+	}
+	bound, args, err := s.bind(q, arg)
+	if err != nil {
+		return err
+	}
+	return sqlx.SelectContext(ctx, s.ext, dest, bound, append(s.d.planEachRun(), args...)...)
+}
+
+// execPlanned is exec for a statement planned at every run (see
+// selectPlanned).
+func (s *Store) execPlanned(ctx context.Context, q string, arg any) (sql.Result, error) {
+	if !s.d.remote() {
+		return s.exec(ctx, q, arg)
+	}
+	bound, args, err := s.bind(q, arg)
+	if err != nil {
+		return nil, err
+	}
+	return s.ext.ExecContext(ctx, bound, append(s.d.planEachRun(), args...)...)
+}
+
 // bind turns the named statement q with arg (a struct, a map, or a slice of
 // either for a multi-row INSERT) into the engine's positional form.
 func (s *Store) bind(q string, arg any) (string, []any, error) {

@@ -176,6 +176,10 @@ type webhookItem struct {
 	// among the statuses of the events applied together: by our message
 	// id, then Meta's wamid. Empty for every other item.
 	message string
+	// status is the status the item applies, nil for every other item
+	// (the marketing stop too): a group applies statuses to the messages
+	// it holds (heldMessages).
+	status *ports.StatusEvent
 }
 
 func (h *ApplyWebhookEventHandler) apply(ctx context.Context, ev domain.WebhookEvent) (WebhookReport, error) {
@@ -286,7 +290,7 @@ func (h *ApplyWebhookEventHandler) items(batch ports.WebhookBatch, received, now
 		len(batch.Preferences)+len(batch.Categories))
 	for _, e := range statuses {
 		message := string(e.MessageID) + "\x00" + e.ProviderID
-		items = append(items, webhookItem{what: statusItemName(e), message: message, apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
+		items = append(items, webhookItem{what: statusItemName(e), message: message, status: &e, apply: func(ctx context.Context, r ports.Repos, rep *WebhookReport) error {
 			out, m, err := applyStatus(ctx, r, h.emit, e, now)
 			if err == nil && out != statusParked {
 				err = recordRecipient(ctx, r.Contacts, m, e.Recipient, now)

@@ -135,6 +135,8 @@ func (h *ApplyWebhookEventHandler) storeAndApply(ctx context.Context, calls []*w
 
 	ctx, span := h.obs.StartSpan(ctx, "apply_webhook_event")
 	err := h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+		events := &heldEvents{EventWriter: r.Events}
+		r.Events = events
 		for _, g := range byDigest {
 			g.rep = WebhookReport{Skipped: slices.Clone(g.batch.Skipped), foreign: g.foreign}
 			applied := g.call.ev
@@ -145,13 +147,38 @@ func (h *ApplyWebhookEventHandler) storeAndApply(ctx context.Context, calls []*w
 			}
 			g.done = !g.created && g.stored.AppliedAt != nil
 		}
+		var named []ports.StatusEvent
+		for _, s := range statuses {
+			if !s.ev.done && s.item.status != nil {
+				named = append(named, *s.item.status)
+			}
+		}
+		held, err := holdMessages(ctx, r.Messages, named)
+		if err != nil {
+			return err
+		}
+		rh := r
+		rh.Messages = held
 		for _, s := range statuses {
 			if s.ev.done {
 				continue
 			}
-			if err := s.item.apply(ctx, r, &s.ev.rep); err != nil {
+			if s.item.status == nil {
+				// A marketing stop reads and writes past the held messages.
+				if err := held.release(ctx); err != nil {
+					return err
+				}
+				if err := s.item.apply(ctx, r, &s.ev.rep); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := s.item.apply(ctx, rh, &s.ev.rep); err != nil {
 				return err
 			}
+		}
+		if err := held.release(ctx); err != nil {
+			return err
 		}
 		for _, g := range group {
 			if g.done {
@@ -177,7 +204,7 @@ func (h *ApplyWebhookEventHandler) storeAndApply(ctx context.Context, calls []*w
 				return err
 			}
 		}
-		return nil
+		return events.flush(ctx)
 	})
 	// A failure here is not the calls': the careful path takes them over
 	// and has its own span.

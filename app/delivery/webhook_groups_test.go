@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -194,5 +195,147 @@ func TestWebhookGroupThatFailsStoresEachCallAlone(t *testing.T) {
 	}
 	if evs := f.webhookEvents(t); len(evs) != calls {
 		t.Errorf("%d events stored, want %d", len(evs), calls)
+	}
+}
+
+// TestWebhookGroupAppendsEachChangesEvent: the statuses of a group write
+// one event per change, held until the group's end and then stored in the
+// order of the changes: a message's events come sent, delivered, read, and
+// a late delivered (after read) writes none. A group that fails leaves
+// none of its events, and each call alone writes its own.
+func TestWebhookGroupAppendsEachChangesEvent(t *testing.T) {
+	t.Parallel()
+	for _, failGroup := range []bool{false, true} {
+		t.Run(fmt.Sprintf("group fails %v", failGroup), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			group := int64(delivery.WebhookGroupRunners + 1)
+			tx := &gatedTx{st: f.st, hold: delivery.WebhookGroupRunners, release: make(chan struct{}),
+				fail: func(n int64) error {
+					if failGroup && n == group {
+						return fmt.Errorf("the group's transaction: %w", ports.ErrUnavailable)
+					}
+					return nil
+				}}
+			h := newHooks(f, tx)
+			var bodies [][]byte
+			for i := range delivery.WebhookGroupRunners {
+				m := f.send(t, f.principal, fmt.Sprintf("+1415555%04d", 5000+i))
+				bodies = append(bodies, h.body(statuses(ports.StatusEvent{MessageID: m.ID, ProviderID: fmt.Sprintf("wamid.r%d", i),
+					Status: domain.StatusSent, At: t0.Add(time.Second)})))
+			}
+			a := f.send(t, f.principal, "+14155556001")
+			b := f.send(t, f.principal, "+14155556002")
+			status := func(m domain.Message, s domain.MessageStatus, after time.Duration) ports.StatusEvent {
+				return ports.StatusEvent{MessageID: m.ID, ProviderID: "wamid." + string(m.ID), Status: s, At: t0.Add(after)}
+			}
+			// Each message's statuses in one call, in Meta's order: calls
+			// of one group are queued in no set order.
+			bodies = append(bodies,
+				h.body(statuses(status(a, domain.StatusSent, time.Second), status(a, domain.StatusDelivered, 2*time.Second),
+					status(a, domain.StatusRead, 3*time.Second))),
+				h.body(statuses(status(b, domain.StatusSent, time.Second), status(b, domain.StatusRead, 3*time.Second),
+					status(b, domain.StatusDelivered, 2*time.Second))))
+			groupedCalls(t, f, h, tx, bodies)
+			bySubject := map[string][]string{}
+			for _, e := range f.told(t, f.principal.Workspace, f.principal.Mode) {
+				bySubject[e.Subject] = append(bySubject[e.Subject], e.Type)
+			}
+			want := map[string][]string{
+				string(a.ID): {"message.sent", "message.delivered", "message.read"},
+				string(b.ID): {"message.sent", "message.read"},
+			}
+			for m, types := range want {
+				if !slices.Equal(bySubject[m], types) {
+					t.Errorf("events of message %s: %v, want %v", m, bySubject[m], types)
+				}
+			}
+			if n := len(bySubject); n != delivery.WebhookGroupRunners+2 {
+				t.Errorf("events about %d messages, want %d (each runner's and the group's two)", n, delivery.WebhookGroupRunners+2)
+			}
+		})
+	}
+}
+
+// countingMessages counts, per transaction, what the group asks of the
+// message store.
+type countingMessages struct {
+	ports.MessageRepository
+	locks, writes, located *atomic.Int64
+}
+
+func (c countingMessages) LockMessages(ctx context.Context, ids []domain.MessageID, wamids []string) ([]domain.Message, error) {
+	c.locks.Add(1)
+	return c.MessageRepository.LockMessages(ctx, ids, wamids)
+}
+
+func (c countingMessages) WriteMessageDeliveries(ctx context.Context, ms []domain.Message) error {
+	if len(ms) > 0 {
+		c.writes.Add(1)
+	}
+	return c.MessageRepository.WriteMessageDeliveries(ctx, ms)
+}
+
+func (c countingMessages) UpdateLocatedMessage(ctx context.Context, id domain.MessageID, wamid string, fn func(*domain.Message) error) (domain.Message, error) {
+	c.located.Add(1)
+	return c.MessageRepository.UpdateLocatedMessage(ctx, id, wamid, fn)
+}
+
+type countingTx struct {
+	*gatedTx
+	locks, writes, located atomic.Int64
+}
+
+func (c *countingTx) WithinTx(ctx context.Context, fn func(ctx context.Context, r ports.Repos) error) error {
+	return c.gatedTx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+		r.Messages = countingMessages{r.Messages, &c.locks, &c.writes, &c.located}
+		return fn(ctx, r)
+	})
+}
+
+// TestWebhookGroupReadsAndWritesItsMessagesTogether: a group reads the
+// messages of all its statuses in one read and writes those that changed
+// in one write; two statuses of one message in the group, one naming it by
+// our id and one by Meta's wamid only, both apply to it.
+func TestWebhookGroupReadsAndWritesItsMessagesTogether(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	tx := &countingTx{gatedTx: &gatedTx{st: f.st, hold: delivery.WebhookGroupRunners, release: make(chan struct{})}}
+	h := newHooks(f, tx)
+	var bodies [][]byte
+	var msgs []domain.Message
+	for i := range delivery.WebhookGroupRunners + 5 {
+		m := f.send(t, f.principal, fmt.Sprintf("+1415555%04d", 7000+i))
+		msgs = append(msgs, m)
+		bodies = append(bodies, h.body(statuses(ports.StatusEvent{MessageID: m.ID, ProviderID: fmt.Sprintf("wamid.g%d", i),
+			Status: domain.StatusDelivered, At: t0.Add(time.Second)})))
+	}
+	// The last message's read names it by its wamid only.
+	last := len(msgs) - 1
+	bodies = append(bodies, h.body(statuses(ports.StatusEvent{ProviderID: fmt.Sprintf("wamid.g%d", last),
+		Status: domain.StatusRead, At: t0.Add(2 * time.Second)})))
+	groupedCalls(t, f, h, tx.gatedTx, bodies)
+	// Each runner's call alone, then the group: one read and one write
+	// each.
+	if got, want := tx.locks.Load(), int64(delivery.WebhookGroupRunners+1); got != want {
+		t.Errorf("%d reads of messages, want %d", got, want)
+	}
+	if got, want := tx.writes.Load(), int64(delivery.WebhookGroupRunners+1); got != want {
+		t.Errorf("%d writes of messages, want %d", got, want)
+	}
+	for i, m := range msgs {
+		want := domain.StatusDelivered
+		if i == last {
+			want = domain.StatusRead
+		}
+		if got := f.message(t, m.ID); got.Status != want || got.ProviderID != fmt.Sprintf("wamid.g%d", i) {
+			t.Errorf("message %d: %v %q, want %v with its wamid", i, got.Status, got.ProviderID, want)
+		}
+	}
+	// The wamid-only read, when it came before the status giving the
+	// wamid, was parked and is taken by it: then it is the one status
+	// the store located on its own.
+	if got := tx.located.Load(); got > 1 {
+		t.Errorf("%d statuses located past the group's read, want at most 1", got)
 	}
 }

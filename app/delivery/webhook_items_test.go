@@ -62,6 +62,13 @@ func (m refusingMessages) UpdateLocatedMessage(ctx context.Context, id domain.Me
 	return m.MessageRepository.UpdateLocatedMessage(ctx, id, providerID, fn)
 }
 
+func (m refusingMessages) WriteMessageDeliveries(ctx context.Context, ms []domain.Message) error {
+	if m.x.on.Load() && slices.ContainsFunc(ms, func(w domain.Message) bool { return w.ID == m.x.message }) {
+		return m.x.fail()
+	}
+	return m.MessageRepository.WriteMessageDeliveries(ctx, ms)
+}
+
 type refusingEntries struct {
 	ports.ConversationRepository
 	x *refusing

@@ -347,6 +347,21 @@ func testDeliveryRetryHoldsLaterBack(t *testing.T, s Store) {
 	// Another message's events are due when they occurred.
 	otherRead := f.appendEvent(NewEvent(t, f.ws, domain.ModeLive, domain.EventMessageRead, NewID(domain.PrefixMessage), later))
 	f.mustDeliveries(otherRead, pendingAt(e.ID, &later, later))
+
+	// Appended in one call, as a webhook group does, the message's events
+	// wait for the retry, each of them, and another message's do not.
+	again := now.Add(2 * time.Second)
+	other := NewID(domain.PrefixMessage)
+	together := f.appendEvents(
+		NewEvent(t, f.ws, domain.ModeLive, domain.EventMessageFailed, msg, again),
+		NewEvent(t, f.ws, domain.ModeLive, domain.EventMessageSent, other, again),
+		NewEvent(t, f.ws, domain.ModeLive, domain.EventMessageRead, msg, again),
+		NewEvent(t, f.ws, domain.ModeLive, domain.EventMessageDelivered, other, again),
+	)
+	f.mustDeliveries(together[0], pendingAt(e.ID, &retry, again))
+	f.mustDeliveries(together[1], pendingAt(e.ID, &again, again))
+	f.mustDeliveries(together[2], pendingAt(e.ID, &retry, again))
+	f.mustDeliveries(together[3], pendingAt(e.ID, &again, again))
 }
 
 // An attempt is kept as recorded, its answer's head cut to

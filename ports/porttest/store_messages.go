@@ -1,6 +1,7 @@
 package porttest
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -28,6 +29,9 @@ var messageTests = []storeTest{
 	{"UpdateLocatedNotFound", testMessageUpdateLocatedNotFound},
 	{"UpdateLocatedError", testMessageUpdateLocatedError},
 	{"UpdateLocatedRace", testMessageUpdateLocatedRace},
+	{"LockMessages", testMessageLock},
+	{"WriteDeliveries", testMessageWriteDeliveries},
+	{"LockAndWriteRace", testMessageLockAndWriteRace},
 	{"CountByStatus", testMessageCountByStatus},
 	{"CountFailuresByCode", testMessageCountFailuresByCode},
 	{"CountStatusTimeline", testMessageCountStatusTimeline},
@@ -714,6 +718,137 @@ func testMessageUpdateLocatedRace(t *testing.T, s Store) {
 		}
 		if seen != 1 {
 			t.Fatalf("history holds %v %d times, want once: %v", st, seen, got.History)
+		}
+	}
+}
+
+// LockMessages reads the messages with the ids or provider ids given, of
+// any workspace, each once, in id order, and leaves out what no message
+// has.
+func testMessageLock(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c, ct := f.campaign(), f.contact()
+	var ms []domain.Message
+	for range 4 {
+		ms = append(ms, f.message(c, ct))
+	}
+	o := newFixture(t, s)
+	elsewhere := o.message(o.campaign(), o.contact())
+	wamid := func(m domain.Message) string { return "wamid.lock-" + string(m.ID) }
+	for _, m := range []domain.Message{ms[1], ms[2], elsewhere} {
+		if _, err := s.UpdateLocatedMessage(f.ctx, m.ID, "", func(x *domain.Message) error {
+			x.ProviderID = wamid(m)
+			return nil
+		}); err != nil {
+			t.Fatalf("UpdateLocatedMessage: %v", err)
+		}
+	}
+	got, err := s.LockMessages(f.ctx,
+		[]domain.MessageID{ms[3].ID, ms[1].ID, domain.MessageID(NewID(domain.PrefixMessage))},
+		[]string{wamid(elsewhere), wamid(ms[1]), "wamid.nobody"})
+	if err != nil {
+		t.Fatalf("LockMessages: %v", err)
+	}
+	want := []domain.Message{ms[1], ms[3], elsewhere}
+	want[0].ProviderID, want[2].ProviderID = wamid(ms[1]), wamid(elsewhere)
+	slices.SortFunc(want, func(a, b domain.Message) int { return strings.Compare(string(a.ID), string(b.ID)) })
+	mustEqual(t, "LockMessages", want, got)
+
+	none, err := s.LockMessages(f.ctx, nil, []string{"wamid.nobody"})
+	if err != nil || len(none) != 0 {
+		t.Fatalf("LockMessages of nobody = %v, %v; want none", none, err)
+	}
+	none, err = s.LockMessages(f.ctx, nil, nil)
+	if err != nil || len(none) != 0 {
+		t.Fatalf("LockMessages of nothing = %v, %v; want none", none, err)
+	}
+}
+
+// WriteMessageDeliveries stores each message's delivery and nothing else
+// of it; a message that is not stored fails the call, and none is
+// written.
+func testMessageWriteDeliveries(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c, ct := f.campaign(), f.contact()
+	a, b := f.message(c, ct), f.message(c, ct)
+	at := a.CreatedAt.Add(time.Second)
+	wantA, wantB := cloneMessage(a), cloneMessage(b)
+	wantA.ProviderID, wantA.WaID = "wamid.write-a", "15550001111"
+	wantA.Advance(domain.StatusSent, at, nil)
+	wantA.RecordPricing(&domain.Pricing{Model: "PMP", Type: "regular", Category: "utility", Billable: true})
+	wantA.Advance(domain.StatusRead, at.Add(time.Millisecond), nil)
+	wantB.Advance(domain.StatusFailed, at, &domain.Failure{Code: 131026, Title: "Message undeliverable"})
+	writeA := cloneMessage(wantA)
+	writeA.RenderedBody, writeA.Variables, writeA.TemplateName = "not stored", []string{"not", "stored"}, "not_stored"
+	if err := s.WriteMessageDeliveries(f.ctx, []domain.Message{writeA, cloneMessage(wantB)}); err != nil {
+		t.Fatalf("WriteMessageDeliveries: %v", err)
+	}
+	for _, want := range []domain.Message{wantA, wantB} {
+		got, err := s.GetMessage(f.ctx, f.ws, want.ID)
+		if err != nil {
+			t.Fatalf("GetMessage: %v", err)
+		}
+		mustEqual(t, "message after WriteMessageDeliveries", want, got)
+	}
+	located, err := s.LocateMessage(f.ctx, "", "wamid.write-a")
+	if err != nil || located.ID != a.ID {
+		t.Fatalf("LocateMessage by the written wamid = %s, %v; want %s", located.ID, err, a.ID)
+	}
+
+	again := cloneMessage(wantA)
+	again.Advance(domain.StatusFailed, at.Add(time.Hour), &domain.Failure{Code: 1, Title: "not stored"})
+	missing := cloneMessage(wantB)
+	missing.ID = domain.MessageID(NewID(domain.PrefixMessage))
+	err = s.WriteMessageDeliveries(f.ctx, []domain.Message{again, missing})
+	mustBe(t, "WriteMessageDeliveries with a message not stored", err, domain.ErrMessageNotFound)
+	got, err := s.GetMessage(f.ctx, f.ws, a.ID)
+	if err != nil {
+		t.Fatalf("GetMessage: %v", err)
+	}
+	mustEqual(t, "message after a failed WriteMessageDeliveries", wantA, got)
+	if err := s.WriteMessageDeliveries(f.ctx, nil); err != nil {
+		t.Fatalf("WriteMessageDeliveries of none: %v", err)
+	}
+}
+
+// Transactions that read messages with LockMessages and write them with
+// WriteMessageDeliveries take turns: none loses another's write.
+func testMessageLockAndWriteRace(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	c, ct := f.campaign(), f.contact()
+	a, b := f.message(c, ct), f.message(c, ct)
+	const n = 12
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			errs[i] = s.WithinTx(f.ctx, func(ctx context.Context, r ports.Repos) error {
+				ms, err := r.Messages.LockMessages(ctx, []domain.MessageID{b.ID, a.ID}, nil)
+				if err != nil {
+					return err
+				}
+				for j := range ms {
+					// Each transaction adds one entry to each history.
+					ms[j].History = append(ms[j].History, domain.StatusChange{Status: domain.StatusSent,
+						At: ms[j].CreatedAt.Add(time.Duration(i+1) * time.Millisecond)})
+				}
+				return r.Messages.WriteMessageDeliveries(ctx, ms)
+			})
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("transaction %d: %v", i, errs[i])
+		}
+	}
+	for _, m := range []domain.Message{a, b} {
+		got, err := s.GetMessage(f.ctx, f.ws, m.ID)
+		if err != nil {
+			t.Fatalf("GetMessage: %v", err)
+		}
+		if len(got.History) != 1+n {
+			t.Errorf("message %s has %d history entries, want %d: a write was lost", m.ID, len(got.History), 1+n)
 		}
 	}
 }
