@@ -318,12 +318,24 @@ type WebhookEventFilter struct {
 	Limit int
 }
 
+// SavedWebhookEvent is what SaveWebhookEvents did with one event: the
+// event as stored, and whether this call created it.
+type SavedWebhookEvent struct {
+	Stored  domain.WebhookEvent
+	Created bool
+}
+
 // WebhookEventRepository is the durable inbox of Meta's webhook calls.
 // Events are not workspace objects: one call may concern many workspaces.
 type WebhookEventRepository interface {
 	// SaveWebhookEvent stores e, unless an event with the same SHA256 is
 	// stored already: then it returns that one and created false.
 	SaveWebhookEvent(ctx context.Context, e domain.WebhookEvent) (stored domain.WebhookEvent, created bool, err error)
+	// SaveWebhookEvents saves each of es as SaveWebhookEvent does, in es's
+	// order, in one statement where the engine allows, atomically, and
+	// returns what each got, in es's order: of two with one SHA256, the
+	// first is stored and the second gets it, not created.
+	SaveWebhookEvents(ctx context.Context, es []domain.WebhookEvent) ([]SavedWebhookEvent, error)
 	// GetWebhookEvent returns one event or domain.ErrWebhookEventNotFound.
 	GetWebhookEvent(ctx context.Context, id domain.WebhookEventID) (domain.WebhookEvent, error)
 	// ListWebhookEvents returns up to f.Limit events matching f, oldest

@@ -29,6 +29,40 @@ func (r *repos) SaveWebhookEvent(ctx context.Context, e domain.WebhookEvent) (do
 	return copyEvent(e), true, nil
 }
 
+// SaveWebhookEvents saves each event as SaveWebhookEvent does, or none
+// when one's id is taken.
+func (r *repos) SaveWebhookEvents(ctx context.Context, es []domain.WebhookEvent) ([]ports.SavedWebhookEvent, error) {
+	defer r.enter(ctx)()
+	batch := map[string]domain.WebhookEvent{} // by digest, those this call creates
+	for _, e := range es {
+		_, stored := r.st.eventIDs[e.SHA256]
+		_, created := batch[e.SHA256]
+		if stored || created {
+			continue
+		}
+		_, taken := r.st.events[e.ID]
+		for _, b := range batch {
+			taken = taken || b.ID == e.ID
+		}
+		if taken {
+			return nil, conflict("a webhook event with this id exists")
+		}
+		batch[e.SHA256] = e
+	}
+	out := make([]ports.SavedWebhookEvent, 0, len(es))
+	for _, e := range es {
+		if id, ok := r.st.eventIDs[e.SHA256]; ok {
+			out = append(out, ports.SavedWebhookEvent{Stored: copyEvent(r.st.events[id])})
+			continue
+		}
+		e = copyEvent(e)
+		put(r.st, r.st.events, e.ID, e)
+		put(r.st, r.st.eventIDs, e.SHA256, e.ID)
+		out = append(out, ports.SavedWebhookEvent{Stored: copyEvent(e), Created: true})
+	}
+	return out, nil
+}
+
 // GetWebhookEvent returns one stored event.
 func (r *repos) GetWebhookEvent(ctx context.Context, id domain.WebhookEventID) (domain.WebhookEvent, error) {
 	defer r.enter(ctx)()

@@ -88,7 +88,7 @@ type fanOutRow struct {
 // at the same moment is waited for, then skipped.
 //
 // One event takes two statements: one inserts it and returns its
-// appended, one fans it out. Several events on PostgreSQL take two in all
+// appended, one fans it out. Several events take one fan-out in all
 // (appendEventsTogether).
 func (s *Store) AppendEvents(ctx context.Context, es ...domain.Event) error {
 	const qInsert = `INSERT INTO events (id, workspace_id, mode, type, subject, occurred_at, body)
@@ -113,7 +113,7 @@ WHERE w.workspace_id = :workspace_id AND w.mode = :mode AND w.status = 'enabled'
 		return nil
 	}
 	return s.inTx(ctx, func(ctx context.Context, ts *Store) error {
-		if len(es) > 1 && ts.d.remote() {
+		if len(es) > 1 {
 			return ts.appendEventsTogether(ctx, es)
 		}
 		for _, e := range es {
@@ -129,12 +129,15 @@ WHERE w.workspace_id = :workspace_id AND w.mode = :mode AND w.status = 'enabled'
 	})
 }
 
-// appendEventsTogether appends es on PostgreSQL in two statements, where
-// AppendEvents takes two per event: one inserts them all, in es's order (a
-// VALUES list is inserted, and its identity given, row by row), and one
-// fans them all out from the rows just inserted. A webhook group appends an
-// event for each status it applies, so this is two statements a group
-// where there were two a status.
+// appendEventsTogether appends es with one fan-out, where AppendEvents
+// takes one per event: the events are inserted in es's order (on
+// PostgreSQL in one statement, a VALUES list inserted, and its identity
+// given, row by row; on SQLite by the prepared one-row statement each),
+// then one statement fans them all out from the rows just inserted. A
+// webhook group appends an event for each status it applies, so on
+// PostgreSQL this is two statements a group where there were two a
+// status. On SQLite the fan-out of a group's events was two fifths of the
+// group's transaction (docs/benchmarks.md).
 //
 // The fan-out reads the subject's pending deliveries as they were before
 // it, as AppendEvents does per event: a later event of es never waits for

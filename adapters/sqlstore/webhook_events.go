@@ -66,6 +66,88 @@ ON CONFLICT (sha256) DO NOTHING`
 	return stored.toDomain(), false, nil
 }
 
+// SaveWebhookEvents saves es as SaveWebhookEvent does, in one transaction.
+// On PostgreSQL that is one INSERT of them all, which returns the ids it
+// stored, and, when some digest was stored before, one read of those: two
+// statements for a webhook group where each call took one or two. SQLite
+// saves each in turn.
+func (s *Store) SaveWebhookEvents(ctx context.Context, es []domain.WebhookEvent) ([]ports.SavedWebhookEvent, error) {
+	const qInsert = `INSERT INTO webhook_events (` + webhookEventColumns + `)
+VALUES (:id, :body, :sha256, :received_at, :applied_at, :attempts, :last_error)
+ON CONFLICT (sha256) DO NOTHING
+RETURNING id`
+	qBySHA := `SELECT ` + webhookEventColumns + ` FROM webhook_events WHERE ` + s.d.inList("sha256", "digests")
+	if len(es) == 0 {
+		return nil, nil
+	}
+	out := make([]ports.SavedWebhookEvent, len(es))
+	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
+		if !ts.d.remote() {
+			for i, e := range es {
+				stored, created, err := ts.SaveWebhookEvent(ctx, e)
+				if err != nil {
+					return err
+				}
+				out[i] = ports.SavedWebhookEvent{Stored: stored, Created: created}
+			}
+			return nil
+		}
+		rows := make([]webhookEventRow, len(es))
+		for i, e := range es {
+			rows[i] = toWebhookEventRow(e)
+		}
+		var ids []string
+		if err := ts.selectAll(ctx, &ids, qInsert, rows); err != nil {
+			return ts.fail("save webhook events", err, nil)
+		}
+		created := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			created[id] = true
+		}
+		var earlier []string // digests stored before, or by an earlier event of es
+		for i, r := range rows {
+			if created[r.ID] {
+				stored := r.toDomain()
+				stored.Body = append([]byte{}, stored.Body...) // the caller's slice stays the caller's
+				out[i] = ports.SavedWebhookEvent{Stored: stored, Created: true}
+				delete(created, r.ID) // an id given twice is created once
+				continue
+			}
+			earlier = append(earlier, r.SHA256)
+		}
+		if len(earlier) == 0 {
+			return nil
+		}
+		list, err := toJSON(earlier)
+		if err != nil {
+			return err
+		}
+		var found []webhookEventRow
+		if err := ts.selectAll(ctx, &found, qBySHA, map[string]any{"digests": list}); err != nil {
+			return ts.fail("save webhook events", err, nil)
+		}
+		bySHA := make(map[string]domain.WebhookEvent, len(found))
+		for _, f := range found {
+			bySHA[f.SHA256] = f.toDomain()
+		}
+		for i, r := range rows {
+			if out[i].Stored.ID != "" {
+				continue
+			}
+			stored, ok := bySHA[r.SHA256]
+			if !ok {
+				return fmt.Errorf("sqlstore: webhook event %s was neither stored nor found by its digest", r.ID)
+			}
+			out[i] = ports.SavedWebhookEvent{Stored: stored}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GetWebhookEvent returns one stored event.
 func (s *Store) GetWebhookEvent(ctx context.Context, id domain.WebhookEventID) (domain.WebhookEvent, error) {
 	const q = `SELECT ` + webhookEventColumns + ` FROM webhook_events WHERE id = :id`

@@ -19,24 +19,31 @@ import (
 // queueing around each). A call that finds a runner free is stored at
 // once, alone, as before.
 //
-// In the group's transaction the events are stored first, in digest order,
-// then the statuses of every event are applied in message order (as one
-// event's are: two groups touching the same messages lock them in one
-// order and queue rather than deadlock), each event's in the order Meta
-// sent them where they name the same message, then each event's other
-// items in arrival order, then the marks of events stored before and
-// applied now. Every call is answered after the COMMIT, so a call is never
+// In the group's transaction the events are stored first, together
+// (SaveWebhookEvents), in digest order; then the messages the statuses
+// name are read and locked together, in id order (two groups touching the
+// same messages lock them in one order and queue rather than deadlock),
+// and the statuses of every event applied to them in message order, each
+// event's in the order Meta sent them where they name the same message,
+// the changed messages written together at the end
+// (webhook_group_writes.go); then each event's other items in arrival
+// order, then the marks of events stored before and applied now; then the
+// events the group's changes report, together. Every call is answered after the COMMIT, so a call is never
 // acknowledged before its event is durable. When anything in the group
 // fails, nothing of it commits and each call is stored and applied again
 // on its own, the way a call alone is (receive_webhook.go).
 
 const (
 	// webhookGroupRunners is how many groups are stored at once. A
-	// group runs its statements one after another on one connection, so
-	// on PostgreSQL under load two runners (one committing while the next
-	// forms) acknowledged fewer calls than one transaction per call did;
-	// eight kept pace and still shared commits (docs/benchmarks.md).
-	webhookGroupRunners = 8
+	// group runs its statements one after another on one connection. When
+	// it ran a few statements per call, two runners acknowledged fewer
+	// calls on PostgreSQL under load than one transaction per call did,
+	// and eight kept pace. Now that a group runs about seven statements
+	// whatever its size, eight runners took so much of a saturated
+	// PostgreSQL that the dispatcher sent 364–440 messages a second of 500,
+	// and four sent them all and acknowledged more webhooks
+	// (docs/benchmarks.md).
+	webhookGroupRunners = 4
 	// maxWebhookGroup bounds one group's calls, and so its duration and
 	// the latency of its first call. Meta keeps at most 64 calls of a
 	// business in flight.
@@ -137,14 +144,18 @@ func (h *ApplyWebhookEventHandler) storeAndApply(ctx context.Context, calls []*w
 	err := h.tx.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
 		events := &heldEvents{EventWriter: r.Events}
 		r.Events = events
-		for _, g := range byDigest {
+		toSave := make([]domain.WebhookEvent, len(byDigest))
+		for i, g := range byDigest {
 			g.rep = WebhookReport{Skipped: slices.Clone(g.batch.Skipped), foreign: g.foreign}
-			applied := g.call.ev
-			applied.Applied(now)
-			var err error
-			if g.stored, g.created, err = r.Webhooks.SaveWebhookEvent(ctx, applied); err != nil {
-				return err
-			}
+			toSave[i] = g.call.ev
+			toSave[i].Applied(now)
+		}
+		saved, err := r.Webhooks.SaveWebhookEvents(ctx, toSave)
+		if err != nil {
+			return err
+		}
+		for i, g := range byDigest {
+			g.stored, g.created = saved[i].Stored, saved[i].Created
 			g.done = !g.created && g.stored.AppliedAt != nil
 		}
 		var named []ports.StatusEvent

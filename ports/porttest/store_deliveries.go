@@ -30,6 +30,7 @@ var deliveryTests = []storeTest{
 	{"EndpointRule", testDeliveryEndpointRule},
 	{"EndpointRuleError", testDeliveryEndpointRuleError},
 	{"RecordAttempts", testDeliveryRecordAttempts},
+	{"RecordSuccesses", testDeliveryRecordSuccesses},
 	{"RecordAttemptsEndpointRule", testDeliveryRecordAttemptsEndpointRule},
 	{"RecordAttemptsFailAll", testDeliveryRecordAttemptsFailAll},
 	{"DisabledEndpointWaits", testDeliveryDisabledEndpointWaits},
@@ -845,4 +846,68 @@ func claimBoth(t *testing.T, s Store, now time.Time, e domain.WebhookEndpoint, f
 		t.Fatalf("claimed %v, want the deliveries of %s and %s", byEvent, first, second)
 	}
 	return c1, c2
+}
+
+// A batch of successes, the worker's usual batch, over two endpoints: each
+// delivery whose lease holds is succeeded with its attempt, a lost lease's
+// is left as it was, and the endpoints, whose rule changes nothing for a
+// success, are answered as they are.
+func testDeliveryRecordSuccesses(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	a := f.endpoint(domain.ModeLive, domain.AllEvents())
+	b := f.endpoint(domain.ModeLive, domain.AllEvents())
+	now := Now()
+	var evs []domain.Event
+	for i := range 3 {
+		evs = append(evs, f.appendEvent(NewEvent(t, f.ws, domain.ModeLive, domain.EventMessageSent,
+			NewID(domain.PrefixMessage), now.Add(time.Duration(i)*time.Millisecond))))
+	}
+	claimed := claimAs(t, s, "w", now.Add(time.Second), a, b)
+	if len(claimed) != 6 {
+		t.Fatalf("claimed %d deliveries, want 6", len(claimed))
+	}
+	at := now.Add(2 * time.Second)
+	var recs []ports.AttemptRecord
+	for _, c := range claimed {
+		recs = append(recs, attemptRecord("w", c, 200, at, domain.DeliverySucceeded, time.Time{}))
+	}
+	recs[4].Owner = "someone else"
+	ruled := 0
+	out, err := s.RecordAttempts(f.ctx, recs, func(r ports.AttemptRecord, e *domain.WebhookEndpoint) error {
+		ruled++
+		e.RecordAttempt(r.Status, r.At, time.Hour)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("RecordAttempts: %v", err)
+	}
+	if ruled < len(recs)-1 {
+		t.Errorf("the endpoint rule ran %d times for %d records", ruled, len(recs))
+	}
+	endpoints := map[domain.WebhookEndpointID]domain.WebhookEndpoint{a.ID: a, b.ID: b}
+	for i, r := range recs {
+		if i == 4 {
+			mustBe(t, "the lost lease's outcome", out[i].Err, ports.ErrDeliveryLeaseLost)
+			continue
+		}
+		if out[i].Err != nil {
+			t.Fatalf("outcome %d: %v", i, out[i].Err)
+		}
+		mustEqual(t, "endpoint after a success", endpoints[r.Endpoint], out[i].Endpoint)
+	}
+	for _, ev := range evs {
+		var want []domain.EventDelivery
+		for i, r := range recs {
+			if r.Event != ev.ID {
+				continue
+			}
+			if i == 4 {
+				want = append(want, pendingAt(r.Endpoint, &ev.OccurredAt, ev.OccurredAt))
+				continue
+			}
+			want = append(want, domain.EventDelivery{Endpoint: r.Endpoint, State: domain.DeliverySucceeded,
+				Attempts: []domain.DeliveryAttempt{r.DeliveryAttempt}, UpdatedAt: at.Add(r.Duration)})
+		}
+		f.mustDeliveries(ev, want...)
+	}
 }

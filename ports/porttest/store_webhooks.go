@@ -26,6 +26,8 @@ var webhookTests = []storeTest{
 	{"UpdateError", testWebhookUpdateError},
 	{"List", testWebhookList},
 	{"Rollback", testWebhookRollback},
+	{"SaveMany", testWebhookSaveMany},
+	{"SaveManyConflict", testWebhookSaveManyConflict},
 }
 
 // receiptWindow returns the start of a random, never-reused hour in the
@@ -310,4 +312,66 @@ func testWebhookRollback(t *testing.T, s Store) {
 	_, err = s.GetWebhookEvent(t.Context(), e.ID)
 	mustBe(t, "GetWebhookEvent after rollback", err, domain.ErrWebhookEventNotFound)
 	saveEvent(t, s, e)
+}
+
+// SaveWebhookEvents saves each event as SaveWebhookEvent does and answers
+// in the events' order: a new body is created, a body stored before gets
+// the stored event, and of two events with one body in the call the first
+// is created and the second gets it. Inside a transaction it leaves the
+// transaction usable.
+func testWebhookSaveMany(t *testing.T, s Store) {
+	base := receiptWindow()
+	before := saveEvent(t, s, NewWebhookEvent(base))
+	a, b := NewWebhookEvent(base.Add(time.Second)), NewWebhookEvent(base.Add(2*time.Second))
+	a.Applied(base.Add(time.Minute))
+	same := func(e domain.WebhookEvent, after time.Duration) domain.WebhookEvent {
+		return domain.NewWebhookEvent(domain.WebhookEventID(NewID(domain.PrefixWebhookEvent)), e.Body, e.SHA256, base.Add(after))
+	}
+	in := []domain.WebhookEvent{cloneEvent(a), same(before, 3*time.Second), cloneEvent(b), same(a, 4*time.Second)}
+	var got []ports.SavedWebhookEvent
+	err := s.WithinTx(t.Context(), func(ctx context.Context, r ports.Repos) error {
+		var err error
+		if got, err = r.Webhooks.SaveWebhookEvents(ctx, in); err != nil {
+			return err
+		}
+		_, err = r.Webhooks.UpdateWebhookEvent(ctx, b.ID, func(e *domain.WebhookEvent) error {
+			e.Failed("retry")
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("SaveWebhookEvents in a transaction: %v", err)
+	}
+	want := []ports.SavedWebhookEvent{{Stored: a, Created: true}, {Stored: before}, {Stored: b, Created: true}, {Stored: a}}
+	mustEqual(t, "SaveWebhookEvents", want, got)
+	in[0].Body[0] = 'X'
+	b.Failed("retry")
+	listed, err := s.ListWebhookEvents(t.Context(), ports.WebhookEventFilter{ReceivedSince: base, ReceivedBefore: base.Add(time.Hour)})
+	if err != nil {
+		t.Fatalf("ListWebhookEvents: %v", err)
+	}
+	wantListed := []domain.WebhookEvent{before, a, b}
+	slices.SortFunc(wantListed, func(x, y domain.WebhookEvent) int { return cmp.Compare(x.ID, y.ID) })
+	mustEqual(t, "events stored", wantListed, listed)
+	if got, err := s.SaveWebhookEvents(t.Context(), nil); err != nil || len(got) != 0 {
+		t.Fatalf("SaveWebhookEvents of none = %v, %v", got, err)
+	}
+}
+
+// An event whose id is taken by another body fails the call, and none of
+// its events is stored.
+func testWebhookSaveManyConflict(t *testing.T, s Store) {
+	base := receiptWindow()
+	taken := saveEvent(t, s, NewWebhookEvent(base))
+	fresh := NewWebhookEvent(base.Add(time.Second))
+	clash := NewWebhookEvent(base.Add(2 * time.Second))
+	clash.ID = taken.ID
+	_, err := s.SaveWebhookEvents(t.Context(), []domain.WebhookEvent{fresh, clash})
+	if err == nil {
+		t.Fatal("SaveWebhookEvents with an id taken by another body succeeded")
+	}
+	_, err = s.GetWebhookEvent(t.Context(), fresh.ID)
+	mustBe(t, "GetWebhookEvent of the failed call's other event", err, domain.ErrWebhookEventNotFound)
+	mustEqual(t, "the event whose id was taken", taken, getEvent(t, s, taken.ID))
 }
