@@ -28,10 +28,11 @@ import (
 // the changed messages written together at the end
 // (webhook_group_writes.go); then each event's other items in arrival
 // order, then the marks of events stored before and applied now; then the
-// events the group's changes report, together. Every call is answered after the COMMIT, so a call is never
-// acknowledged before its event is durable. When anything in the group
-// fails, nothing of it commits and each call is stored and applied again
-// on its own, the way a call alone is (receive_webhook.go).
+// events the group's changes report, together. Every call is answered
+// after the COMMIT, so a call is never acknowledged before its event is
+// durable. When anything in the group fails, nothing of it commits and
+// each call is stored and applied again on its own, the way a call alone
+// is (receive_webhook.go).
 
 const (
 	// webhookGroupRunners is how many groups are stored at once. A
