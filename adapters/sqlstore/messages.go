@@ -453,9 +453,9 @@ ORDER BY id LIMIT 1`
 // writeMessageDelivery stores what a provider's reports change of m
 // (domain.Message.WithDelivery): its status, history and timeline, Meta's
 // ids, failure and pricing. Each message is written this way three times or
-// more (sent, delivered, read), and on PostgreSQL a write of every column
-// cost several times as much as this one (docs/benchmarks.md): each bound
-// value is parsed again, the JSON columns too.
+// more (sent, delivered, read); on PostgreSQL, in the pipeline at 250
+// msg/s, a write of every column took 0.576 ms and 61.8 buffers a call and
+// this one 0.138 ms and 23.8 (docs/benchmarks.md).
 func (s *Store) writeMessageDelivery(ctx context.Context, m domain.Message) error {
 	ok, err := s.updateMessageDelivery(ctx, m)
 	if err == nil && !ok {
