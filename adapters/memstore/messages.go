@@ -168,7 +168,7 @@ func (r *repos) WriteMessageDeliveries(ctx context.Context, ms []domain.Message)
 	}
 	for _, m := range ms {
 		old := r.st.messages[m.ID]
-		r.st.saveMessage(old, copyMessage(copyMessage(old).WithDelivery(m)))
+		r.st.saveMessage(old, copyMessage(old.WithDelivery(m)))
 	}
 	return nil
 }

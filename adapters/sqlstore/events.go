@@ -96,9 +96,7 @@ VALUES (:id, :workspace_id, :mode, :type, :subject, :occurred_at, :body)
 RETURNING appended`
 	qFanOut := `INSERT INTO event_deliveries (event_id, endpoint_id, subject, event_order, state, attempts, next_attempt_at, updated_at)
 SELECT :id, w.id, :subject, :appended, 'pending', 0,
-    coalesce((SELECT max(p.next_attempt_at) FROM event_deliveries p
-              WHERE p.endpoint_id = w.id AND p.subject = :subject AND p.subject <> '' AND p.state NOT IN ('succeeded', 'given_up')
-                AND p.event_order < :appended AND p.next_attempt_at > :occurred_at), :occurred_at),
+    ` + deliveryDue(":subject", ":appended", ":occurred_at") + `,
     :occurred_at
 FROM webhook_endpoints w
 WHERE w.workspace_id = :workspace_id AND w.mode = :mode AND w.status = 'enabled'
@@ -129,6 +127,16 @@ WHERE w.workspace_id = :workspace_id AND w.mode = :mode AND w.status = 'enabled'
 	})
 }
 
+// deliveryDue is when a new delivery to endpoint w of an event of subject,
+// appended at order and occurred at occurred, is due: at occurred, or
+// later when an earlier delivery of the same non-empty subject to w is
+// pending and due later.
+func deliveryDue(subject, order, occurred string) string {
+	return `coalesce((SELECT max(p.next_attempt_at) FROM event_deliveries p
+              WHERE p.endpoint_id = w.id AND p.subject = ` + subject + ` AND p.subject <> '' AND p.state NOT IN ('succeeded', 'given_up')
+                AND p.event_order < ` + order + ` AND p.next_attempt_at > ` + occurred + `), ` + occurred + `)`
+}
+
 // appendEventsTogether appends es with one fan-out, where AppendEvents
 // takes one per event: the events are inserted in es's order (on
 // PostgreSQL in one statement, a VALUES list inserted, and its identity
@@ -149,9 +157,7 @@ func (s *Store) appendEventsTogether(ctx context.Context, es []domain.Event) err
 VALUES (:id, :workspace_id, :mode, :type, :subject, :occurred_at, :body)`
 	qFanOut := `INSERT INTO event_deliveries (event_id, endpoint_id, subject, event_order, state, attempts, next_attempt_at, updated_at)
 SELECT e.id, w.id, e.subject, e.appended, 'pending', 0,
-    coalesce((SELECT max(p.next_attempt_at) FROM event_deliveries p
-              WHERE p.endpoint_id = w.id AND p.subject = e.subject AND p.subject <> '' AND p.state NOT IN ('succeeded', 'given_up')
-                AND p.event_order < e.appended AND p.next_attempt_at > e.occurred_at), e.occurred_at),
+    ` + deliveryDue("e.subject", "e.appended", "e.occurred_at") + `,
     e.occurred_at
 FROM events e
 JOIN webhook_endpoints w ON w.workspace_id = e.workspace_id AND w.mode = e.mode AND w.status = 'enabled'
