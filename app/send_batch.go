@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"time"
 
@@ -97,13 +98,15 @@ func (h *SendCampaignMessageHandler) storeBatch(batch []*pendingSend) {
 
 // writeBatch stores the sends of a batch, in three passes: the campaigns
 // are read again (campaign_cache.go), the contacts locked, and each send
-// checked against its campaign, its contact, the daily cap and the
-// messaging limit (messaging_limit.go), in arrival
-// order; the Idempotency-Keys are claimed in key order (so that two
-// batches claiming the same keys wait for each other rather than deadlock);
-// then the accepted sends' contacts, messages and entries are written. A
-// send refused on the way gets its error and writes nothing, unless its
-// daily count was written: that returns errRerun.
+// checked against its campaign, its contact and the daily cap, workspace
+// by workspace, then against the messaging limit account by account
+// (messaging_limit.go); the Idempotency-Keys are claimed in key order; then
+// the accepted sends' contacts, messages and entries are written. Each
+// kind of row a check holds (contacts, daily counts, accounts' counts,
+// keys) is taken in one order, each send's in arrival order within it, so
+// two batches taking the same rows wait for each other rather than
+// deadlock. A send refused on the way gets its error and writes nothing,
+// unless its daily count was written: that returns errRerun.
 func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Repos, batch []*pendingSend) error {
 	for _, p := range batch {
 		p.refused, p.msg = nil, domain.Message{}
@@ -116,7 +119,7 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 		return err
 	}
 	counted := map[*pendingSend]bool{}
-	for _, p := range batch {
+	for _, p := range bySpace(batch) {
 		if p.refused != nil {
 			continue
 		}
@@ -126,17 +129,9 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 		if counted[p], err = h.countSend(ctx, r, p); err != nil {
 			return err
 		}
-		if p.refused != nil {
-			continue
-		}
-		reached, err := h.reachRecipient(ctx, r, p)
-		switch {
-		case err != nil:
-			return err
-		case p.refused != nil && counted[p]:
-			return errRerun // its daily count was written
-		}
-		counted[p] = counted[p] || reached
+	}
+	if err := h.limitSends(ctx, r, batch, counted); err != nil {
+		return err
 	}
 	if err := h.claimKeys(ctx, r, batch, counted); err != nil {
 		return err
@@ -178,6 +173,14 @@ func (h *SendCampaignMessageHandler) writeBatch(ctx context.Context, r ports.Rep
 	return r.Conversations.AppendEntries(ctx, entries...)
 }
 
+// bySpace is the batch in workspace and mode order, each space's sends
+// in arrival order.
+func bySpace(batch []*pendingSend) []*pendingSend {
+	out := slices.Clone(batch)
+	slices.SortStableFunc(out, func(a, b *pendingSend) int { return a.space().compare(b.space()) })
+	return out
+}
+
 // contactKey names a contact: its number, in any form WhatsApp writes it
 // (domain.NumberKey), in a workspace and mode.
 type contactKey struct {
@@ -192,10 +195,17 @@ func (p *pendingSend) contactKey() contactKey {
 	return contactKey{p.cmd.Principal.Workspace, p.cmd.Principal.Mode, p.phone.Key()}
 }
 
-// space is a workspace and mode, whose contacts are looked up together.
+// space is a workspace and mode, whose contacts are looked up together
+// and whose sends share a daily count.
 type space struct {
 	ws   domain.WorkspaceID
 	mode domain.KeyMode
+}
+
+func (p *pendingSend) space() space { return space{p.cmd.Principal.Workspace, p.cmd.Principal.Mode} }
+
+func (s space) compare(o space) int {
+	return cmp.Or(cmp.Compare(s.ws, o.ws), cmp.Compare(s.mode.String(), o.mode.String()))
 }
 
 // lockContacts finds and locks the batch's contacts, one lookup per
@@ -204,13 +214,14 @@ type space struct {
 func (h *SendCampaignMessageHandler) lockContacts(ctx context.Context, r ports.Repos, batch []*pendingSend) (map[contactKey]*domain.Contact, error) {
 	phones := map[space][]domain.PhoneNumber{}
 	for _, p := range batch {
-		s := space{p.cmd.Principal.Workspace, p.cmd.Principal.Mode}
+		s := p.space()
 		if !slices.Contains(phones[s], p.phone) {
 			phones[s] = append(phones[s], p.phone)
 		}
 	}
 	out := make(map[contactKey]*domain.Contact, len(batch))
-	for s, list := range phones {
+	for _, s := range slices.SortedFunc(maps.Keys(phones), space.compare) {
+		list := phones[s]
 		found, err := r.Contacts.FindContactsByPhone(ctx, s.ws, s.mode, list)
 		if err != nil {
 			return nil, err
@@ -259,9 +270,7 @@ func (h *SendCampaignMessageHandler) claimKeys(ctx context.Context, r ports.Repo
 		}
 	}
 	slices.SortFunc(keyed, func(a, b *pendingSend) int {
-		return cmp.Or(cmp.Compare(a.cmd.Principal.Workspace, b.cmd.Principal.Workspace),
-			cmp.Compare(a.cmd.Principal.Mode.String(), b.cmd.Principal.Mode.String()),
-			cmp.Compare(a.cmd.IdempotencyKey, b.cmd.IdempotencyKey))
+		return cmp.Or(a.space().compare(b.space()), cmp.Compare(a.cmd.IdempotencyKey, b.cmd.IdempotencyKey))
 	})
 	rerun := false
 	for _, p := range keyed {

@@ -69,8 +69,9 @@ type sendResult struct {
 }
 
 // sendBatched occupies h's runners with one send each (to numbers of their
-// own), queues cmds behind them, and releases the gate once all of cmds
-// wait: cmds are then stored as one batch. It returns cmds' results in order.
+// own), queues cmds behind them one after the other, and releases the gate
+// once all of cmds wait: cmds are then stored as one batch, in their
+// order. It returns cmds' results in order.
 func sendBatched(t *testing.T, f *fixture, h *app.SendCampaignMessageHandler, g *gate, cmds ...app.SendCampaignMessage) []sendResult {
 	t.Helper()
 	var wg sync.WaitGroup
@@ -88,8 +89,8 @@ func sendBatched(t *testing.T, f *fixture, h *app.SendCampaignMessageHandler, g 
 			res, err := h.Handle(t.Context(), cmd)
 			out[i] = sendResult{res, err}
 		})
+		waitFor(t, "the send to queue", func() bool { return h.QueuedSends() == i+1 })
 	}
-	waitFor(t, "the sends to queue", func() bool { return h.QueuedSends() == len(cmds) })
 	close(g.release)
 	wg.Wait()
 	return out

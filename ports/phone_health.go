@@ -35,22 +35,45 @@ type PhoneHealthRepository interface {
 // (domain.MessagingWindow), for Meta's messaging limit. It is the store's,
 // so every instance sees one count.
 type MessagingReachRepository interface {
-	// ReachRecipient records that a template goes from the portfolio to
-	// recipient at now. A recipient reached in the 24 hours before now
-	// takes no new place (its time moves to now); a new one takes a place
-	// when fewer than limit recipients were reached in the window, or
-	// always when limit is below 1. When the window is full it records
-	// nothing, returns false and the time the oldest recipient in it
-	// leaves it. Concurrent reaches of one portfolio are serialised (in a
-	// transaction, until it ends), so the count never passes limit; a
-	// rollback undoes the reach.
-	ReachRecipient(ctx context.Context, portfolio, recipient string, now time.Time, limit int) (reached bool, freesAt time.Time, err error)
+	// ReachRecipients records that templates go from the portfolio to
+	// recipients, one reach after the other, and says what became of each.
+	// A recipient reached in the 24 hours before its reach's At takes no
+	// new place (its time moves to At); a new one takes a place when fewer
+	// than its reach's Limit recipients are in the window, or always when
+	// Limit is below 1. When the window is full the reach records nothing
+	// and says when the oldest recipient in it leaves it. The window is
+	// counted once a call, at the first reach that needs the count: a
+	// call's reaches are of one moment.
+	//
+	// Concurrent calls for one portfolio whose reaches have a limit are
+	// serialised (in a transaction, until it ends), so the count never
+	// passes a limit; calls without one only wait for those with one. A
+	// rollback undoes the reaches. A transaction that reaches several
+	// portfolios takes them in portfolio order, or two such transactions
+	// may deadlock.
+	ReachRecipients(ctx context.Context, portfolio string, reaches []Reach) ([]Reached, error)
 	// CountReached says how many unique recipients the portfolio reached
 	// in the 24 hours before now.
 	CountReached(ctx context.Context, portfolio string, now time.Time) (int, error)
 	// PurgeReach deletes reaches older than the time and says how many
 	// went.
 	PurgeReach(ctx context.Context, before time.Time) (int, error)
+}
+
+// Reach is a template going to Recipient at At. Limit is the unique
+// recipients the portfolio may have reached in the window for it to take a
+// new place; below 1 it always takes one.
+type Reach struct {
+	Recipient string
+	At        time.Time
+	Limit     int
+}
+
+// Reached is what became of a Reach: whether the recipient has a place in
+// the window, and when not, when the oldest place frees up.
+type Reached struct {
+	Reached bool
+	FreesAt time.Time
 }
 
 // NumberHealthReader asks Meta for a business number's health: its quality

@@ -10,6 +10,7 @@ import (
 	"github.com/heraldhq/herald/adapters/system"
 	"github.com/heraldhq/herald/app"
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 	"github.com/heraldhq/herald/ports/porttest"
 )
 
@@ -38,7 +39,7 @@ func TestNumberHealthPage(t *testing.T) {
 		Source: domain.HealthFromWebhook, Event: "FLAGGED", At: now}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.store.ReachRecipient(ctx, n.WABAID, "+14155552671", now, 0); err != nil {
+	if _, err := e.store.ReachRecipients(ctx, n.WABAID, []ports.Reach{{Recipient: "+14155552671", At: now}}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := e.createCampaign.Handle(ctx, app.CreateCampaign{Name: "Sale", TemplateName: "sale", Language: "en_US",

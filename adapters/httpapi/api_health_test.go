@@ -89,15 +89,11 @@ func TestTierRule(t *testing.T) {
 		utility := e.utilityCampaign(t)
 		e.healthNumber(t, domain.Tier50, e.active, utility)
 		first := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
-		err := e.store.WithinTx(context.Background(), func(ctx context.Context, r ports.Repos) error {
-			for i := range 49 {
-				if _, _, err := r.Reach.ReachRecipient(ctx, wabaID, "+1415555"+strconv.Itoa(1000+i), first.Add(time.Duration(i)*time.Second), 0); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		var earlier []ports.Reach
+		for i := range 49 {
+			earlier = append(earlier, ports.Reach{Recipient: "+1415555" + strconv.Itoa(1000+i), At: first.Add(time.Duration(i) * time.Second)})
+		}
+		if _, err := e.store.ReachRecipients(context.Background(), wabaID, earlier); err != nil {
 			t.Fatal(err)
 		}
 		e.accepted(t, e.liveKey, e.active, "+14155559001")

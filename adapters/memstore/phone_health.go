@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 )
 
 // counterHealth numbers the health history in the order recorded.
@@ -58,15 +59,25 @@ func (r *repos) ListPhoneHealthChanges(ctx context.Context, number string, limit
 	return out, nil
 }
 
-// ReachRecipient records a template to recipient unless the window is full.
-func (r *repos) ReachRecipient(ctx context.Context, portfolio, recipient string, now time.Time, limit int) (bool, time.Time, error) {
+// ReachRecipients records templates to recipients, each unless the window
+// is full.
+func (r *repos) ReachRecipients(ctx context.Context, portfolio string, reaches []ports.Reach) ([]ports.Reached, error) {
 	defer r.enter(ctx)()
+	out := make([]ports.Reached, len(reaches))
+	for i, x := range reaches {
+		out[i].Reached, out[i].FreesAt = r.reach(portfolio, x.Recipient, x.At, x.Limit)
+	}
+	return out, nil
+}
+
+// reach records a template to recipient unless the window is full.
+func (r *repos) reach(portfolio, recipient string, now time.Time, limit int) (bool, time.Time) {
 	now = utc(now)
 	since := now.Add(-domain.MessagingWindow)
 	k := reachKey{portfolio, recipient}
 	if last, ok := r.st.reach[k]; ok && last.After(since) {
 		put(r.st, r.st.reach, k, now)
-		return true, time.Time{}, nil
+		return true, time.Time{}
 	}
 	if limit > 0 {
 		n, oldest := 0, time.Time{}
@@ -79,11 +90,11 @@ func (r *repos) ReachRecipient(ctx context.Context, portfolio, recipient string,
 			}
 		}
 		if n >= limit {
-			return false, oldest.Add(domain.MessagingWindow), nil
+			return false, oldest.Add(domain.MessagingWindow)
 		}
 	}
 	put(r.st, r.st.reach, k, now)
-	return true, time.Time{}, nil
+	return true, time.Time{}
 }
 
 // CountReached says how many recipients the portfolio reached in the

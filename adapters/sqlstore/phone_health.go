@@ -1,12 +1,15 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/heraldhq/herald/domain"
+	"github.com/heraldhq/herald/ports"
 )
 
 type phoneHealthRow struct {
@@ -147,58 +150,146 @@ WHERE number = :number ORDER BY id DESC LIMIT :limit`
 	return out, nil
 }
 
-// ReachRecipient records a template to recipient unless the portfolio's
-// window is full. The portfolio's row in messaging_portfolios is written
-// first, so that concurrent reaches of one portfolio take turns on it
-// until their transactions end (SQLite's writers take turns anyway).
-func (s *Store) ReachRecipient(ctx context.Context, portfolio, recipient string, now time.Time, limit int) (bool, time.Time, error) {
+// ReachRecipients records templates to recipients, each unless the
+// portfolio's window is full, in a few statements whatever their number:
+// the portfolio's turn; the recipients' last reaches; the window's count,
+// when a new recipient meets a limit; the oldest place, when one is
+// refused; and every reach written, in recipient order.
+func (s *Store) ReachRecipients(ctx context.Context, portfolio string, reaches []ports.Reach) ([]ports.Reached, error) {
 	const (
-		qTurn = `INSERT INTO messaging_portfolios (portfolio) VALUES (:portfolio)
-ON CONFLICT (portfolio) DO UPDATE SET portfolio = excluded.portfolio`
-		qLast   = `SELECT reached_at FROM messaging_reach WHERE portfolio = :portfolio AND recipient = :recipient`
-		qCount  = `SELECT count(*) FROM messaging_reach WHERE portfolio = :portfolio AND reached_at > :since`
-		qOldest = `SELECT reached_at FROM messaging_reach WHERE portfolio = :portfolio AND reached_at > :since
-ORDER BY reached_at LIMIT 1`
-		qReach = `INSERT INTO messaging_reach (portfolio, recipient, reached_at) VALUES (:portfolio, :recipient, :now)
+		qCount = `SELECT count(*) FROM messaging_reach WHERE portfolio = :portfolio AND reached_at > :since`
+		qReach = `INSERT INTO messaging_reach (portfolio, recipient, reached_at) VALUES (:portfolio, :recipient, :reached_at)
 ON CONFLICT (portfolio, recipient) DO UPDATE SET reached_at = excluded.reached_at`
+		op = "reach recipients"
 	)
-	const op = "reach recipient"
-	now = now.UTC().Truncate(time.Microsecond)
-	arg := map[string]any{"portfolio": portfolio, "recipient": recipient, "now": newDBTime(now),
-		"since": newDBTime(now.Add(-domain.MessagingWindow))}
-	reached, freesAt := true, time.Time{}
-	err := s.inTx(ctx, func(ctx context.Context, ts *Store) error {
-		reached, freesAt = true, time.Time{}
-		if _, err := ts.exec(ctx, qTurn, arg); err != nil {
+	qLast := `SELECT recipient, reached_at FROM messaging_reach WHERE portfolio = :portfolio AND ` + s.d.inList("recipient", "recipients")
+	// The oldest place of the window held by none of the call's recipients,
+	// whose places the call itself follows.
+	qOldest := `SELECT reached_at FROM messaging_reach WHERE portfolio = :portfolio AND reached_at > :since
+AND NOT (` + s.d.inList("recipient", "recipients") + `) ORDER BY reached_at LIMIT 1`
+	out := make([]ports.Reached, len(reaches))
+	if len(reaches) == 0 {
+		return out, nil
+	}
+	recipients := make([]string, len(reaches))
+	for i, r := range reaches {
+		recipients[i] = r.Recipient
+	}
+	slices.Sort(recipients)
+	list, err := toJSON(slices.Compact(recipients))
+	if err != nil {
+		return nil, s.fail(op, err, nil)
+	}
+	err = s.inTx(ctx, func(ctx context.Context, ts *Store) error {
+		clear(out)
+		limited := slices.ContainsFunc(reaches, func(r ports.Reach) bool { return r.Limit > 0 })
+		if err := ts.takePortfolioTurn(ctx, portfolio, limited); err != nil {
 			return ts.fail(op, err, nil)
 		}
-		var last dbTime
-		err := ts.get(ctx, &last, qLast, arg)
-		known := err == nil && last.time().After(now.Add(-domain.MessagingWindow))
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		var found []struct {
+			Recipient string `db:"recipient"`
+			ReachedAt dbTime `db:"reached_at"`
+		}
+		arg := map[string]any{"portfolio": portfolio, "recipients": list}
+		if err := ts.selectPlanned(ctx, &found, qLast, arg); err != nil {
 			return ts.fail(op, err, nil)
 		}
-		if !known && limit > 0 {
-			var n int
-			if err := ts.get(ctx, &n, qCount, arg); err != nil {
-				return ts.fail(op, err, nil)
+		last := make(map[string]time.Time, len(reaches))
+		for _, f := range found {
+			last[f.Recipient] = f.ReachedAt.time()
+		}
+		// The window's places: those the store holds, read when a limit
+		// first needs them, and those the call's reaches took.
+		held, taken, oldest := -1, 0, time.Time{}
+		for i, r := range reaches {
+			at := r.At.UTC().Truncate(time.Microsecond)
+			since := at.Add(-domain.MessagingWindow)
+			if l, ok := last[r.Recipient]; ok && l.After(since) {
+				last[r.Recipient], out[i].Reached = at, true
+				continue
 			}
-			if n >= limit {
-				var oldest dbTime
-				if err := ts.get(ctx, &oldest, qOldest, arg); err != nil {
+			if r.Limit > 0 && held < 0 {
+				arg["since"] = newDBTime(since)
+				if err := ts.get(ctx, &held, qCount, arg); err != nil {
 					return ts.fail(op, err, nil)
 				}
-				reached, freesAt = false, oldest.time().Add(domain.MessagingWindow)
-				return nil
+			}
+			if r.Limit < 1 || held+taken < r.Limit {
+				taken++
+				last[r.Recipient], out[i].Reached = at, true
+				continue
+			}
+			if oldest.IsZero() {
+				var o dbTime
+				arg["since"] = newDBTime(since)
+				switch err := ts.get(ctx, &o, qOldest, arg); {
+				case errors.Is(err, sql.ErrNoRows):
+					oldest = at
+				case err != nil:
+					return ts.fail(op, err, nil)
+				default:
+					oldest = o.time()
+				}
+			}
+			frees := oldest
+			for _, l := range last {
+				if l.After(since) && l.Before(frees) {
+					frees = l
+				}
+			}
+			out[i].FreesAt = frees.Add(domain.MessagingWindow)
+		}
+		var rows []reachRow
+		for i, r := range reaches {
+			if out[i].Reached && !slices.ContainsFunc(rows, func(w reachRow) bool { return w.Recipient == r.Recipient }) {
+				rows = append(rows, reachRow{Portfolio: portfolio, Recipient: r.Recipient, ReachedAt: newDBTime(last[r.Recipient])})
 			}
 		}
-		_, err = ts.exec(ctx, qReach, arg)
+		if len(rows) == 0 {
+			return nil
+		}
+		slices.SortFunc(rows, func(a, b reachRow) int { return cmp.Compare(a.Recipient, b.Recipient) })
+		_, err := execRows(ctx, ts, qReach, rows)
 		return ts.fail(op, err, nil)
 	})
 	if err != nil {
-		return false, time.Time{}, err
+		return nil, err
 	}
-	return reached, freesAt, nil
+	return out, nil
+}
+
+// reachRow is a recipient's place in a portfolio's window.
+type reachRow struct {
+	Portfolio string `db:"portfolio"`
+	Recipient string `db:"recipient"`
+	ReachedAt dbTime `db:"reached_at"`
+}
+
+// takePortfolioTurn takes the portfolio's row in messaging_portfolios
+// until the transaction ends: for update when the transaction counts the
+// window against a limit, so that counting transactions take turns; for
+// share otherwise, so that those only wait for a counting one. SQLite's
+// writers take turns anyway.
+func (s *Store) takePortfolioTurn(ctx context.Context, portfolio string, counting bool) error {
+	const (
+		qTurn = `INSERT INTO messaging_portfolios (portfolio) VALUES (:portfolio)
+ON CONFLICT (portfolio) DO UPDATE SET portfolio = excluded.portfolio`
+		qEnsure = `INSERT INTO messaging_portfolios (portfolio) VALUES (:portfolio) ON CONFLICT (portfolio) DO NOTHING`
+	)
+	qShare := `SELECT p.portfolio FROM messaging_portfolios AS p WHERE p.portfolio = :portfolio` + s.d.shareRows("p")
+	arg := map[string]any{"portfolio": portfolio}
+	if counting {
+		_, err := s.exec(ctx, qTurn, arg)
+		return err
+	}
+	var got []string
+	if err := s.selectAll(ctx, &got, qShare, arg); err != nil || len(got) > 0 {
+		return err
+	}
+	if _, err := s.exec(ctx, qEnsure, arg); err != nil {
+		return err
+	}
+	return s.selectAll(ctx, &got, qShare, arg)
 }
 
 // CountReached counts the portfolio's recipients of the window before now.

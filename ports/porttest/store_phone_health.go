@@ -3,6 +3,8 @@ package porttest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -25,6 +27,8 @@ var reachTests = []storeTest{
 	{"WindowMoves", testReachWindowMoves},
 	{"RolledBackWithTx", testReachRolledBack},
 	{"ConcurrentReachesNeverPassLimit", testReachConcurrent},
+	{"ManyInOneCall", testReachMany},
+	{"UnlimitedReachesWaitForACount", testReachUnlimitedBesideLimited},
 	{"Purge", testReachPurge},
 }
 
@@ -139,32 +143,127 @@ func testPhoneHealthConcurrent(t *testing.T, s Store) {
 	}
 }
 
+// reachOne reaches one recipient.
+func reachOne(ctx context.Context, s ports.MessagingReachRepository, portfolio, recipient string, at time.Time, limit int) (bool, time.Time, error) {
+	got, err := s.ReachRecipients(ctx, portfolio, []ports.Reach{{Recipient: recipient, At: at, Limit: limit}})
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	if len(got) != 1 {
+		return false, time.Time{}, fmt.Errorf("ReachRecipients answered %d reaches for 1", len(got))
+	}
+	return got[0].Reached, got[0].FreesAt, nil
+}
+
+// testReachMany: one call's reaches go one after the other. A recipient of
+// the call already in the window, refreshed by the call, does not hold the
+// oldest place of a refusal later in the call; a recipient twice in a call
+// takes one place; a reach without a limit takes a place past it; and the
+// refreshed times are stored.
+func testReachMany(t *testing.T, s Store) {
+	ctx, portfolio, t0 := t.Context(), NewID("biz"), Now()
+	for i, r := range []string{"a", "x"} {
+		if reached, _, err := reachOne(ctx, s, portfolio, r, t0.Add(time.Duration(i)*time.Minute), 0); err != nil || !reached {
+			t.Fatalf("reach %s: %v %v", r, reached, err)
+		}
+	}
+	at := t0.Add(time.Hour)
+	var reaches []ports.Reach
+	for _, r := range []string{"b", "a", "c", "d", "b"} {
+		reaches = append(reaches, ports.Reach{Recipient: r, At: at, Limit: 3})
+	}
+	reaches = append(reaches, ports.Reach{Recipient: "e", At: at})
+	got, err := s.ReachRecipients(ctx, portfolio, reaches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xFrees := t0.Add(time.Minute).Add(domain.MessagingWindow) // a was refreshed: x holds the oldest place
+	want := []ports.Reached{{Reached: true}, {Reached: true}, {FreesAt: xFrees}, {FreesAt: xFrees}, {Reached: true}, {Reached: true}}
+	if len(got) != len(want) {
+		t.Fatalf("ReachRecipients answered %d reaches for %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Reached != want[i].Reached || !got[i].FreesAt.Equal(want[i].FreesAt) {
+			t.Errorf("reach %d (%s): %+v, want %+v", i, reaches[i].Recipient, got[i], want[i])
+		}
+	}
+	if n, err := s.CountReached(ctx, portfolio, at); err != nil || n != 4 {
+		t.Fatalf("CountReached after the call: %d %v, want 4 (a, x, b, e)", n, err)
+	}
+	// A day after x: a's place moved with the call, so the window is full.
+	later := t0.Add(domain.MessagingWindow + 2*time.Minute)
+	reached, freesAt, err := reachOne(ctx, s, portfolio, "f", later, 3)
+	if err != nil || reached {
+		t.Fatalf("a new recipient a day later: %v %v, want refused (a, b and e in the window)", reached, err)
+	}
+	mustEqual(t, "frees at", at.Add(domain.MessagingWindow), freesAt)
+}
+
+// testReachUnlimitedBesideLimited: reaches without a limit and reaches with
+// one, at once, in transactions. From a counted reach until its
+// transaction ends, the window holds still: no reach without a limit
+// slips in between the count and the commit.
+func testReachUnlimitedBesideLimited(t *testing.T, s Store) {
+	ctx, portfolio, now := t.Context(), NewID("biz"), Now()
+	var wg sync.WaitGroup
+	for i := range 24 {
+		wg.Go(func() {
+			err := s.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
+				limit := 1000 * (i % 2) // every other reach has no limit
+				reached, _, err := reachOne(ctx, r.Reach, portfolio, NewID("r"), now.Add(time.Duration(i)*time.Millisecond), limit)
+				if err != nil || !reached || limit == 0 {
+					return err
+				}
+				var seen []int
+				for range 4 {
+					n, err := r.Reach.CountReached(ctx, portfolio, now.Add(time.Second))
+					if err != nil {
+						return err
+					}
+					seen = append(seen, n)
+				}
+				if slices.Min(seen) != slices.Max(seen) {
+					t.Errorf("a counted reach's transaction saw the window change: %v", seen)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Errorf("reach %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if n, err := s.CountReached(ctx, portfolio, now.Add(time.Second)); err != nil || n != 24 {
+		t.Fatalf("CountReached: %d %v, want 24", n, err)
+	}
+}
+
 // testReachLimit: new recipients take places until the limit; a recipient
 // already reached takes none; a refusal says when the oldest place frees.
 func testReachLimit(t *testing.T, s Store) {
 	ctx, portfolio, now := t.Context(), NewID("biz"), Now()
 	for i, r := range []string{"a", "b", "a"} {
-		reached, _, err := s.ReachRecipient(ctx, portfolio, r, now.Add(time.Duration(i)*time.Minute), 2)
+		reached, _, err := reachOne(ctx, s, portfolio, r, now.Add(time.Duration(i)*time.Minute), 2)
 		if err != nil || !reached {
 			t.Fatalf("reach %d (%s): %v %v", i, r, reached, err)
 		}
 	}
-	reached, freesAt, err := s.ReachRecipient(ctx, portfolio, "c", now.Add(time.Hour), 2)
+	reached, freesAt, err := reachOne(ctx, s, portfolio, "c", now.Add(time.Hour), 2)
 	if err != nil || reached {
 		t.Fatalf("a third recipient: %v %v", reached, err)
 	}
 	// a was reached again at +2 min, so b (at +1 min) is the oldest.
 	mustEqual(t, "frees at", now.Add(time.Minute).Add(domain.MessagingWindow), freesAt)
-	if reached, _, err := s.ReachRecipient(ctx, portfolio, "b", now.Add(time.Hour), 2); err != nil || !reached {
+	if reached, _, err := reachOne(ctx, s, portfolio, "b", now.Add(time.Hour), 2); err != nil || !reached {
 		t.Fatalf("a recipient of the window: %v %v", reached, err)
 	}
 	if n, err := s.CountReached(ctx, portfolio, now.Add(time.Hour)); err != nil || n != 2 {
 		t.Fatalf("CountReached: %d %v", n, err)
 	}
-	if reached, _, err := s.ReachRecipient(ctx, NewID("biz"), "c", now, 2); err != nil || !reached {
+	if reached, _, err := reachOne(ctx, s, NewID("biz"), "c", now, 2); err != nil || !reached {
 		t.Fatalf("another portfolio: %v %v", reached, err)
 	}
-	if reached, _, err := s.ReachRecipient(ctx, portfolio, "d", now.Add(time.Hour), 0); err != nil || !reached {
+	if reached, _, err := reachOne(ctx, s, portfolio, "d", now.Add(time.Hour), 0); err != nil || !reached {
 		t.Fatalf("without a limit: %v %v", reached, err)
 	}
 }
@@ -173,13 +272,13 @@ func testReachLimit(t *testing.T, s Store) {
 // place is free.
 func testReachWindowMoves(t *testing.T, s Store) {
 	ctx, portfolio, now := t.Context(), NewID("biz"), Now()
-	if reached, _, err := s.ReachRecipient(ctx, portfolio, "a", now, 1); err != nil || !reached {
+	if reached, _, err := reachOne(ctx, s, portfolio, "a", now, 1); err != nil || !reached {
 		t.Fatalf("first: %v %v", reached, err)
 	}
-	if reached, _, err := s.ReachRecipient(ctx, portfolio, "b", now.Add(domain.MessagingWindow-time.Second), 1); err != nil || reached {
+	if reached, _, err := reachOne(ctx, s, portfolio, "b", now.Add(domain.MessagingWindow-time.Second), 1); err != nil || reached {
 		t.Fatalf("before the place frees: %v %v", reached, err)
 	}
-	if reached, _, err := s.ReachRecipient(ctx, portfolio, "b", now.Add(domain.MessagingWindow), 1); err != nil || !reached {
+	if reached, _, err := reachOne(ctx, s, portfolio, "b", now.Add(domain.MessagingWindow), 1); err != nil || !reached {
 		t.Fatalf("once it frees: %v %v", reached, err)
 	}
 }
@@ -188,13 +287,13 @@ func testReachRolledBack(t *testing.T, s Store) {
 	ctx, portfolio, now := t.Context(), NewID("biz"), Now()
 	boom := errors.New("boom")
 	err := s.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
-		if _, _, err := r.Reach.ReachRecipient(ctx, portfolio, "a", now, 1); err != nil {
+		if _, _, err := reachOne(ctx, r.Reach, portfolio, "a", now, 1); err != nil {
 			return err
 		}
 		return boom
 	})
 	mustBe(t, "WithinTx", err, boom)
-	if reached, _, err := s.ReachRecipient(ctx, portfolio, "b", now, 1); err != nil || !reached {
+	if reached, _, err := reachOne(ctx, s, portfolio, "b", now, 1); err != nil || !reached {
 		t.Fatalf("after the rollback the place is free: %v %v", reached, err)
 	}
 }
@@ -211,7 +310,7 @@ func testReachConcurrent(t *testing.T, s Store) {
 		go func() {
 			defer wg.Done()
 			err := s.WithinTx(ctx, func(ctx context.Context, r ports.Repos) error {
-				reached, _, err := r.Reach.ReachRecipient(ctx, portfolio, NewID("r"), now.Add(time.Duration(i)*time.Millisecond), 5)
+				reached, _, err := reachOne(ctx, r.Reach, portfolio, NewID("r"), now.Add(time.Duration(i)*time.Millisecond), 5)
 				if err == nil && reached {
 					mu.Lock()
 					n++
@@ -220,7 +319,7 @@ func testReachConcurrent(t *testing.T, s Store) {
 				return err
 			})
 			if err != nil {
-				t.Errorf("ReachRecipient: %v", err)
+				t.Errorf("ReachRecipients: %v", err)
 			}
 		}()
 	}
@@ -236,7 +335,7 @@ func testReachConcurrent(t *testing.T, s Store) {
 func testReachPurge(t *testing.T, s Store) {
 	ctx, portfolio, now := t.Context(), NewID("biz"), Now()
 	old := now.Add(-400 * 24 * time.Hour)
-	if _, _, err := s.ReachRecipient(ctx, portfolio, "a", old, 0); err != nil {
+	if _, _, err := reachOne(ctx, s, portfolio, "a", old, 0); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.PurgeReach(ctx, old.Add(time.Second)); err != nil || n < 1 {
