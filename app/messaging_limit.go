@@ -3,7 +3,6 @@ package app
 import (
 	"cmp"
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/heraldhq/herald/domain"
@@ -32,26 +31,24 @@ func (h *SendCampaignMessageHandler) limitSends(ctx context.Context, r ports.Rep
 		p *pendingSend
 		n domain.BusinessNumber
 	}
-	numbers := map[domain.BusinessNumberID]*domain.BusinessNumber{}
+	var numbers map[domain.BusinessNumberID]domain.BusinessNumber // read once, when a send needs them
 	var reaches []reach
 	for _, p := range batch {
 		if p.refused != nil || p.cmd.Principal.Mode != domain.ModeLive || p.campaign.Number == "" {
 			continue
 		}
-		n, seen := numbers[p.campaign.Number]
-		if !seen {
-			got, err := r.Numbers.GetNumber(ctx, p.campaign.Number)
-			switch {
-			case errors.Is(err, domain.ErrPhoneNumberNotFound):
-			case err != nil:
+		if numbers == nil {
+			all, err := r.Numbers.ListNumbers(ctx)
+			if err != nil {
 				return err
-			default:
-				n = &got
 			}
-			numbers[p.campaign.Number] = n
+			numbers = make(map[domain.BusinessNumberID]domain.BusinessNumber, len(all))
+			for _, n := range all {
+				numbers[n.ID] = n
+			}
 		}
-		if n != nil {
-			reaches = append(reaches, reach{p, *n})
+		if n, ok := numbers[p.campaign.Number]; ok {
+			reaches = append(reaches, reach{p, n})
 		}
 	}
 	slices.SortStableFunc(reaches, func(a, b reach) int { return cmp.Compare(portfolio(a.n), portfolio(b.n)) })

@@ -50,6 +50,10 @@ type Dialect interface {
 	// sequencerLock is a statement SequenceEvents runs first in its
 	// transaction so that sequencers take turns, or "".
 	sequencerLock() string
+	// portfolioTurn is a statement that takes the turn of the portfolio
+	// bound to :portfolio until the transaction ends, shared or alone, or
+	// "" where writers take turns anyway.
+	portfolioTurn(shared bool) string
 	// inList is a condition that column is one of the strings in the JSON
 	// array bound to the named parameter param (ids given as one value),
 	// which the column's index serves however few rows the planner thinks

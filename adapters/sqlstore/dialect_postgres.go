@@ -57,6 +57,20 @@ func (postgresDialect) sequencerLock() string {
 	return "SELECT pg_advisory_xact_lock(" + strconv.Itoa(sequencerLockKey) + ")"
 }
 
+// portfolioTurnClass is an arbitrary constant naming the messaging limit's
+// turns among PostgreSQL's two-key advisory locks; the portfolio's hash
+// is the second key (two portfolios that share it share a turn).
+const portfolioTurnClass = 7_370_203
+
+// A transaction-level advisory lock: no row is written to take it.
+func (postgresDialect) portfolioTurn(shared bool) string {
+	f := "pg_advisory_xact_lock"
+	if shared {
+		f += "_shared"
+	}
+	return "SELECT " + f + "(" + strconv.Itoa(portfolioTurnClass) + ", hashtext(:portfolio))"
+}
+
 // The list becomes an array once (an InitPlan), which the index is
 // probed with. As a subquery joined to the table (IN (SELECT …)), the
 // planner took the list for 100 rows and read a small table whole to hash

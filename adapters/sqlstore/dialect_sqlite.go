@@ -26,9 +26,10 @@ func (sqliteDialect) lockRows() string  { return "" }
 func (sqliteDialect) claimLock() string { return "" }
 
 // SQLite has one writer: nothing to share, nothing to wait for.
-func (sqliteDialect) shareRows(string) string { return "" }
-func (sqliteDialect) indexPlan() string       { return "" }
-func (sqliteDialect) sequencerLock() string   { return "" }
+func (sqliteDialect) shareRows(string) string   { return "" }
+func (sqliteDialect) indexPlan() string         { return "" }
+func (sqliteDialect) sequencerLock() string     { return "" }
+func (sqliteDialect) portfolioTurn(bool) string { return "" }
 
 func (sqliteDialect) inList(column, param string) string {
 	return column + " IN (SELECT value FROM json_each(:" + param + "))"

@@ -152,9 +152,10 @@ WHERE number = :number ORDER BY id DESC LIMIT :limit`
 
 // ReachRecipients records templates to recipients, each unless the
 // portfolio's window is full, in a few statements whatever their number:
-// the portfolio's turn; the recipients' last reaches; the window's count,
-// when a new recipient meets a limit; the oldest place, when one is
-// refused; and every reach written, in recipient order.
+// the portfolio's turn (PostgreSQL); when a reach has a limit, the
+// recipients' last reaches, then the window's count when a new recipient
+// meets the limit, and the oldest place when one is refused; and every
+// reach written, in recipient order.
 func (s *Store) ReachRecipients(ctx context.Context, portfolio string, reaches []ports.Reach) ([]ports.Reached, error) {
 	const (
 		qCount = `SELECT count(*) FROM messaging_reach WHERE portfolio = :portfolio AND reached_at > :since`
@@ -191,8 +192,10 @@ AND NOT (` + s.d.inList("recipient", "recipients") + `) ORDER BY reached_at LIMI
 			ReachedAt dbTime `db:"reached_at"`
 		}
 		arg := map[string]any{"portfolio": portfolio, "recipients": list}
-		if err := ts.selectPlanned(ctx, &found, qLast, arg); err != nil {
-			return ts.fail(op, err, nil)
+		if limited { // without a limit every reach takes its place, known or not
+			if err := ts.selectPlanned(ctx, &found, qLast, arg); err != nil {
+				return ts.fail(op, err, nil)
+			}
 		}
 		last := make(map[string]time.Time, len(reaches))
 		for _, f := range found {
@@ -265,31 +268,17 @@ type reachRow struct {
 	ReachedAt dbTime `db:"reached_at"`
 }
 
-// takePortfolioTurn takes the portfolio's row in messaging_portfolios
-// until the transaction ends: for update when the transaction counts the
-// window against a limit, so that counting transactions take turns; for
-// share otherwise, so that those only wait for a counting one. SQLite's
-// writers take turns anyway.
+// takePortfolioTurn takes the portfolio's turn until the transaction
+// ends: alone when the transaction counts the window against a limit, so
+// that counting transactions take turns; shared otherwise, so that those
+// only wait for a counting one.
 func (s *Store) takePortfolioTurn(ctx context.Context, portfolio string, counting bool) error {
-	const (
-		qTurn = `INSERT INTO messaging_portfolios (portfolio) VALUES (:portfolio)
-ON CONFLICT (portfolio) DO UPDATE SET portfolio = excluded.portfolio`
-		qEnsure = `INSERT INTO messaging_portfolios (portfolio) VALUES (:portfolio) ON CONFLICT (portfolio) DO NOTHING`
-	)
-	qShare := `SELECT p.portfolio FROM messaging_portfolios AS p WHERE p.portfolio = :portfolio` + s.d.shareRows("p")
-	arg := map[string]any{"portfolio": portfolio}
-	if counting {
-		_, err := s.exec(ctx, qTurn, arg)
-		return err
+	q := s.d.portfolioTurn(!counting)
+	if q == "" {
+		return nil
 	}
-	var got []string
-	if err := s.selectAll(ctx, &got, qShare, arg); err != nil || len(got) > 0 {
-		return err
-	}
-	if _, err := s.exec(ctx, qEnsure, arg); err != nil {
-		return err
-	}
-	return s.selectAll(ctx, &got, qShare, arg)
+	_, err := s.exec(ctx, q, map[string]any{"portfolio": portfolio})
+	return err
 }
 
 // CountReached counts the portfolio's recipients of the window before now.

@@ -1,5 +1,5 @@
 -- Numbers' health and the messaging limit, PostgreSQL (decision 0028).
--- Same changes as SQLite's 0023_phone_health.sql.
+-- Same changes as SQLite's 0022_phone_health.sql.
 
 -- +goose Up
 

@@ -1,5 +1,5 @@
 -- Numbers' health and the messaging limit, SQLite (decision 0028).
--- Same changes as PostgreSQL's 0023_phone_health.sql; times are Unix
+-- Same changes as PostgreSQL's 0022_phone_health.sql; times are Unix
 -- microseconds.
 
 -- +goose Up
