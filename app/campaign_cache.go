@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"reflect"
 	"sync"
 
@@ -83,25 +82,33 @@ func (h *SendCampaignMessageHandler) campaign(ctx context.Context, ws domain.Wor
 	return c, false, nil
 }
 
-// verifyCampaigns reads the batch's campaigns in its transaction, one read
-// per campaign, and refuses the sends checked against a campaign that has
+// verifyCampaigns reads the batch's campaigns in its transaction, in one
+// read, and refuses the sends checked against a campaign that has
 // changed or gone since.
 func (h *SendCampaignMessageHandler) verifyCampaigns(ctx context.Context, r ports.Repos, batch []*pendingSend) error {
-	current := map[campaignKey]domain.Campaign{}
+	ids := make([]domain.CampaignID, len(batch))
+	for i, p := range batch {
+		ids[i] = p.campaign.ID
+	}
+	found, err := r.Campaigns.GetCampaigns(ctx, ids)
+	if err != nil {
+		return err
+	}
+	current := make(map[campaignKey]domain.Campaign, len(found))
+	for _, c := range found {
+		current[campaignKey{c.Workspace, c.ID}] = c
+	}
+	seen := map[campaignKey]bool{}
 	for _, p := range batch {
 		k := campaignKey{p.cmd.Principal.Workspace, p.campaign.ID}
 		c, ok := current[k]
-		if !ok {
-			var err error
-			switch c, err = r.Campaigns.GetCampaign(ctx, k.ws, k.id); {
-			case errors.Is(err, domain.ErrCampaignNotFound):
-				h.campaigns.forget(k)
-			case err != nil:
-				return err
-			default:
+		if !seen[k] {
+			seen[k] = true
+			if ok {
 				h.campaigns.put(k, c)
+			} else {
+				h.campaigns.forget(k) // deleted, or never this workspace's
 			}
-			current[k] = c
 		}
 		if !reflect.DeepEqual(c, p.campaign) {
 			p.refused = errCampaignChanged

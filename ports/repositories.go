@@ -65,6 +65,9 @@ type KeyRepository interface {
 type CampaignRepository interface {
 	CreateCampaign(ctx context.Context, c domain.Campaign) error
 	GetCampaign(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (domain.Campaign, error)
+	// GetCampaigns returns the campaigns with the ids, of every workspace,
+	// by id; ids of no campaign are skipped.
+	GetCampaigns(ctx context.Context, ids []domain.CampaignID) ([]domain.Campaign, error)
 	// ListCampaigns returns one page newest first and the cursor of the next
 	// page, empty on the last.
 	ListCampaigns(ctx context.Context, ws domain.WorkspaceID, p Page) ([]domain.Campaign, string, error)

@@ -29,6 +29,18 @@ func (r *repos) GetCampaign(ctx context.Context, ws domain.WorkspaceID, id domai
 	return copyCampaign(c), nil
 }
 
+// GetCampaigns returns the campaigns with the ids, by id.
+func (r *repos) GetCampaigns(ctx context.Context, ids []domain.CampaignID) ([]domain.Campaign, error) {
+	defer r.enter(ctx)()
+	out := []domain.Campaign{}
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+		if c, ok := r.st.campaigns[id]; ok {
+			out = append(out, copyCampaign(c))
+		}
+	}
+	return out, nil
+}
+
 // ListCampaigns returns one page of the workspace's campaigns, newest first.
 func (r *repos) ListCampaigns(ctx context.Context, ws domain.WorkspaceID, p ports.Page) ([]domain.Campaign, string, error) {
 	defer r.enter(ctx)()

@@ -161,6 +161,29 @@ func (s *Store) getCampaign(ctx context.Context, op, q string, ws domain.Workspa
 	return c, s.fail(op, err, nil)
 }
 
+// GetCampaigns returns the campaigns with the ids, of every workspace, by
+// id, in one statement.
+func (s *Store) GetCampaigns(ctx context.Context, ids []domain.CampaignID) ([]domain.Campaign, error) {
+	q := `SELECT ` + campaignColumns + ` FROM campaigns WHERE ` + s.d.inList("id", "ids") + ` ORDER BY id`
+	if len(ids) == 0 {
+		return []domain.Campaign{}, nil
+	}
+	list := make([]string, len(ids))
+	for i, id := range ids {
+		list[i] = string(id)
+	}
+	arg, err := toJSON(list)
+	if err != nil {
+		return nil, s.fail("get campaigns", err, nil)
+	}
+	var rows []campaignRow
+	if err := s.selectPlanned(ctx, &rows, q, map[string]any{"ids": arg}); err != nil {
+		return nil, s.fail("get campaigns", err, nil)
+	}
+	out, err := campaignsFrom(rows)
+	return out, s.fail("get campaigns", err, nil)
+}
+
 // ListCampaigns returns one page of a workspace's campaigns, newest first,
 // and the cursor of the next page (empty on the last).
 func (s *Store) ListCampaigns(ctx context.Context, ws domain.WorkspaceID, p ports.Page) ([]domain.Campaign, string, error) {

@@ -26,6 +26,9 @@ var _ ports.CampaignRepository = &CampaignRepositoryMock{}
 //			GetCampaignFunc: func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (domain.Campaign, error) {
 //				panic("mock out the GetCampaign method")
 //			},
+//			GetCampaignsFunc: func(ctx context.Context, ids []domain.CampaignID) ([]domain.Campaign, error) {
+//				panic("mock out the GetCampaigns method")
+//			},
 //			ListCampaignsFunc: func(ctx context.Context, ws domain.WorkspaceID, p ports.Page) ([]domain.Campaign, string, error) {
 //				panic("mock out the ListCampaigns method")
 //			},
@@ -47,6 +50,9 @@ type CampaignRepositoryMock struct {
 
 	// GetCampaignFunc mocks the GetCampaign method.
 	GetCampaignFunc func(ctx context.Context, ws domain.WorkspaceID, id domain.CampaignID) (domain.Campaign, error)
+
+	// GetCampaignsFunc mocks the GetCampaigns method.
+	GetCampaignsFunc func(ctx context.Context, ids []domain.CampaignID) ([]domain.Campaign, error)
 
 	// ListCampaignsFunc mocks the ListCampaigns method.
 	ListCampaignsFunc func(ctx context.Context, ws domain.WorkspaceID, p ports.Page) ([]domain.Campaign, string, error)
@@ -74,6 +80,13 @@ type CampaignRepositoryMock struct {
 			Ws domain.WorkspaceID
 			// ID is the id argument value.
 			ID domain.CampaignID
+		}
+		// GetCampaigns holds details about calls to the GetCampaigns method.
+		GetCampaigns []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Ids is the ids argument value.
+			Ids []domain.CampaignID
 		}
 		// ListCampaigns holds details about calls to the ListCampaigns method.
 		ListCampaigns []struct {
@@ -107,6 +120,7 @@ type CampaignRepositoryMock struct {
 	}
 	lockCreateCampaign          sync.RWMutex
 	lockGetCampaign             sync.RWMutex
+	lockGetCampaigns            sync.RWMutex
 	lockListCampaigns           sync.RWMutex
 	lockListCampaignsByTemplate sync.RWMutex
 	lockUpdateCampaign          sync.RWMutex
@@ -185,6 +199,42 @@ func (mock *CampaignRepositoryMock) GetCampaignCalls() []struct {
 	mock.lockGetCampaign.RLock()
 	calls = mock.calls.GetCampaign
 	mock.lockGetCampaign.RUnlock()
+	return calls
+}
+
+// GetCampaigns calls GetCampaignsFunc.
+func (mock *CampaignRepositoryMock) GetCampaigns(ctx context.Context, ids []domain.CampaignID) ([]domain.Campaign, error) {
+	if mock.GetCampaignsFunc == nil {
+		panic("CampaignRepositoryMock.GetCampaignsFunc: method is nil but CampaignRepository.GetCampaigns was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Ids []domain.CampaignID
+	}{
+		Ctx: ctx,
+		Ids: ids,
+	}
+	mock.lockGetCampaigns.Lock()
+	mock.calls.GetCampaigns = append(mock.calls.GetCampaigns, callInfo)
+	mock.lockGetCampaigns.Unlock()
+	return mock.GetCampaignsFunc(ctx, ids)
+}
+
+// GetCampaignsCalls gets all the calls that were made to GetCampaigns.
+// Check the length with:
+//
+//	len(mockedCampaignRepository.GetCampaignsCalls())
+func (mock *CampaignRepositoryMock) GetCampaignsCalls() []struct {
+	Ctx context.Context
+	Ids []domain.CampaignID
+} {
+	var calls []struct {
+		Ctx context.Context
+		Ids []domain.CampaignID
+	}
+	mock.lockGetCampaigns.RLock()
+	calls = mock.calls.GetCampaigns
+	mock.lockGetCampaigns.RUnlock()
 	return calls
 }
 

@@ -16,6 +16,7 @@ var campaignTests = []storeTest{
 	{"SlotsRoundTrip", testCampaignSlotsRoundTrip},
 	{"NotFound", testCampaignNotFound},
 	{"OtherWorkspace", testCampaignOtherWorkspace},
+	{"GetMany", testCampaignGetMany},
 	{"Update", testCampaignUpdate},
 	{"UpdateError", testCampaignUpdateError},
 	{"List", testCampaignList},
@@ -85,6 +86,27 @@ func testCampaignNotFound(t *testing.T, s Store) {
 	mustBe(t, "UpdateCampaign of an unknown id", err, domain.ErrCampaignNotFound)
 	if called {
 		t.Fatal("UpdateCampaign called fn for an unknown campaign")
+	}
+}
+
+// testCampaignGetMany: campaigns of two workspaces read by id in one call
+// come back whole, by id, each once; an unknown id is skipped.
+func testCampaignGetMany(t *testing.T, s Store) {
+	f := newFixture(t, s)
+	a, b := f.campaign(), f.campaign()
+	c := NewCampaign(t, f.otherWorkspace())
+	if err := s.CreateCampaign(f.ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetCampaigns(f.ctx, []domain.CampaignID{c.ID, a.ID, NewCampaign(t, f.ws).ID, b.ID, a.ID})
+	if err != nil {
+		t.Fatalf("GetCampaigns: %v", err)
+	}
+	want := []domain.Campaign{a, b, cloneCampaign(c)}
+	slices.SortFunc(want, func(x, y domain.Campaign) int { return cmp.Compare(x.ID, y.ID) })
+	mustEqual(t, "GetCampaigns", want, got)
+	if none, err := s.GetCampaigns(f.ctx, nil); err != nil || len(none) != 0 {
+		t.Fatalf("GetCampaigns of no ids: %v %v", none, err)
 	}
 }
 
