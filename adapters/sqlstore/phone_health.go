@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -177,7 +176,8 @@ AND NOT (` + s.d.inList("recipient", "recipients") + `) ORDER BY reached_at LIMI
 		recipients[i] = r.Recipient
 	}
 	slices.Sort(recipients)
-	list, err := toJSON(slices.Compact(recipients))
+	recipients = slices.Compact(recipients)
+	list, err := toJSON(recipients)
 	if err != nil {
 		return nil, s.fail(op, err, nil)
 	}
@@ -242,16 +242,19 @@ AND NOT (` + s.d.inList("recipient", "recipients") + `) ORDER BY reached_at LIMI
 			}
 			out[i].FreesAt = frees.Add(domain.MessagingWindow)
 		}
-		var rows []reachRow
+		placed := map[string]bool{}
 		for i, r := range reaches {
-			if out[i].Reached && !slices.ContainsFunc(rows, func(w reachRow) bool { return w.Recipient == r.Recipient }) {
-				rows = append(rows, reachRow{Portfolio: portfolio, Recipient: r.Recipient, ReachedAt: newDBTime(last[r.Recipient])})
+			placed[r.Recipient] = placed[r.Recipient] || out[i].Reached
+		}
+		var rows []reachRow
+		for _, r := range recipients { // in recipient order
+			if placed[r] {
+				rows = append(rows, reachRow{Portfolio: portfolio, Recipient: r, ReachedAt: newDBTime(last[r])})
 			}
 		}
 		if len(rows) == 0 {
 			return nil
 		}
-		slices.SortFunc(rows, func(a, b reachRow) int { return cmp.Compare(a.Recipient, b.Recipient) })
 		_, err := execRows(ctx, ts, qReach, rows)
 		return ts.fail(op, err, nil)
 	})
