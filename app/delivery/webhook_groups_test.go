@@ -38,6 +38,19 @@ func (g *gatedTx) WithinTx(ctx context.Context, fn func(ctx context.Context, r p
 	return g.st.WithinTx(ctx, fn)
 }
 
+// runnerBodies are the calls that hold groupedCalls' runners: a sent status
+// each, of a message of its own to +1415555 and first+i.
+func runnerBodies(t *testing.T, f *fixture, h *hooks, first int) [][]byte {
+	t.Helper()
+	var bodies [][]byte
+	for i := range delivery.WebhookGroupRunners {
+		m := f.send(t, f.principal, fmt.Sprintf("+1415555%04d", first+i))
+		bodies = append(bodies, h.body(statuses(ports.StatusEvent{MessageID: m.ID, ProviderID: fmt.Sprintf("wamid.%d", first+i),
+			Status: domain.StatusSent, At: t0.Add(time.Second)})))
+	}
+	return bodies
+}
+
 // groupedCalls sends one message per call, holds the runners busy with the
 // first calls (one each), queues the rest behind them, then lets them all go. It
 // returns each call's result, in the calls' order, and the messages.
@@ -134,12 +147,7 @@ func TestWebhookGroupWithTheSameBodyTwice(t *testing.T) {
 	f := newFixture(t)
 	tx := &gatedTx{st: f.st, hold: delivery.WebhookGroupRunners, release: make(chan struct{})}
 	h := newHooks(f, tx)
-	var bodies [][]byte
-	for i := range delivery.WebhookGroupRunners {
-		m := f.send(t, f.principal, fmt.Sprintf("+1415555%04d", 3000+i))
-		bodies = append(bodies, h.body(statuses(ports.StatusEvent{MessageID: m.ID, ProviderID: fmt.Sprintf("wamid.%d", i),
-			Status: domain.StatusSent, At: t0.Add(time.Second)})))
-	}
+	bodies := runnerBodies(t, f, h, 3000)
 	m := f.send(t, f.principal, "+14155552671")
 	read := h.body(statuses(ports.StatusEvent{MessageID: m.ID, ProviderID: "wamid.R", Status: domain.StatusRead, At: t0.Add(time.Second)}))
 	bodies = append(bodies, read, read)
@@ -218,12 +226,7 @@ func TestWebhookGroupAppendsEachChangesEvent(t *testing.T) {
 					return nil
 				}}
 			h := newHooks(f, tx)
-			var bodies [][]byte
-			for i := range delivery.WebhookGroupRunners {
-				m := f.send(t, f.principal, fmt.Sprintf("+1415555%04d", 5000+i))
-				bodies = append(bodies, h.body(statuses(ports.StatusEvent{MessageID: m.ID, ProviderID: fmt.Sprintf("wamid.r%d", i),
-					Status: domain.StatusSent, At: t0.Add(time.Second)})))
-			}
+			bodies := runnerBodies(t, f, h, 5000)
 			a := f.send(t, f.principal, "+14155556001")
 			b := f.send(t, f.principal, "+14155556002")
 			status := func(m domain.Message, s domain.MessageStatus, after time.Duration) ports.StatusEvent {
