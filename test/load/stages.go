@@ -45,6 +45,8 @@ var (
 			"net/http.(*Transport)", "net.(*Dialer)", "(*Store).ClaimMessages", "(*Store).RenewLeases"}},
 		{"accept (send-campaign: checks, batch, store)", []string{"(*SendCampaignMessageHandler)", ").sendCampaign",
 			"(*AuthenticateKeyHandler)", "(*Store).TouchKeys"}},
+		{"event delivery (claim, post to the endpoint, record the attempt)", []string{"events.(*Worker)",
+			"adapters/webhookout.", "(*Store).ClaimDeliveries", "(*Store).RecordAttempt", "(*Store).SequenceEvents"}},
 	}
 	commitStage    = "transaction BEGIN, savepoints, COMMIT (store's runner)"
 	unknownMember  = "transaction of an unrecognised caller"
