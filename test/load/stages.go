@@ -30,7 +30,9 @@ type stageShare struct {
 //     work outside any member (BEGIN, savepoints, COMMIT) is a stage of
 //     its own: the price of a commit;
 //  3. anything else by the first function from the leaf towards the root
-//     that names a stage.
+//     that names a stage. An HTTP client connection's own goroutines
+//     (net/http.(*persistConn)) carry no caller, so the event worker's
+//     connections to endpoints count with the dispatcher's to the Cloud API.
 var (
 	gcStage = stageRule{"GC (marking, assists, sweeping)", []string{
 		"runtime.gcBgMarkWorker", "runtime.gcAssistAlloc", "runtime.bgsweep", "runtime.bgscavenge", "runtime.gcStart",
