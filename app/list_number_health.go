@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 
 	"github.com/heraldhq/herald/domain"
@@ -52,7 +51,7 @@ func (h *ListNumberHealthHandler) Handle(ctx context.Context, ws domain.Workspac
 		if v.Changes, err = h.health.ListPhoneHealthChanges(ctx, n.MetaID, healthChangesShown); err != nil {
 			return nil, err
 		}
-		if v.Reached, err = h.reach.CountReached(ctx, cmp.Or(n.WABAID, n.MetaID), now); err != nil {
+		if v.Reached, err = h.reach.CountReached(ctx, portfolio(n), now); err != nil {
 			return nil, err
 		}
 		v.Limit, _ = domain.TierLimit(n.Tier)
